@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "BatchDiff",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "BatchDiff", targets: ["BatchDiff"]),
+        .library(name: "BatchDiffJSON", targets: ["BatchDiffJSON"]),
+        .executable(name: "batchdiff", targets: ["batchdiff"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // The differ: batch types, matching, moves, apply. Knows nothing of JSON or HTTP.
+        .target(name: "BatchDiff"),
+        // Reading collections from JSON, fingerprints, writing batches.
+        .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
+        // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
+        .target(
+            name: "HTTPServer",
+            dependencies: ["CMicroHTTPDShim", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The service: routes, feed store, long poll, metrics, problem documents.
+        .target(
+            name: "BatchDiffService",
+            dependencies: ["BatchDiff", "BatchDiffJSON", "HTTPServer", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "batchdiff",
+            dependencies: [
+                "BatchDiffService", "BatchDiffJSON", "BatchDiff",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
+        .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff"]),
+        .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff"]),
+        .testTarget(name: "BatchDiffServiceTests", dependencies: ["BatchDiff", "BatchDiffJSON"]),
+    ]
+)
