@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Load test: batchdiff vs. a plain-libmicrohttpd floor (bench/floor.c), loopback only.
+#
+# For each endpoint (GET /healthz, POST /diff small) runs the floor, then batchdiff
+# (never both at once: the box has 2 cores), each under
+#   wrk -t$LOADTEST_THREADS -c$LOADTEST_CONNS -d${LOADTEST_SECONDS}s --latency
+# and prints req/s, p99 and batchdiff/floor ratio against the targets.
+#
+# Env:
+#   LOADTEST_SECONDS  measured seconds per run (default 8)
+#   LOADTEST_WARMUP   unmeasured warm-up seconds per run (default 1, 0 = none)
+#   LOADTEST_THREADS  wrk threads (default 2)   LOADTEST_CONNS  wrk connections (default 32)
+#   LOADTEST_STRICT   1 = exit 3 if a target is missed or a run saw errors (default 0)
+#   BATCHDIFF_BIN     server binary (default .build/release/batchdiff; not built here)
+#   BATCHDIFF_ARGS    its argv, {PORT} is replaced (default "serve --host 127.0.0.1 --port {PORT}";
+#                     "{PORT}" automatically when BATCHDIFF_BIN is the floor binary)
+#   FLOOR_BIN         floor binary (default .build/floor, compiled from bench/floor.c)
+# Dry run of the harness, floor vs floor:
+#   BATCHDIFF_BIN=.build/floor scripts/loadtest.sh
+# Raw wrk output goes to bench/out/loadtest-<timestamp>/ (git-ignored).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SECS=${LOADTEST_SECONDS:-8}
+WARMUP=${LOADTEST_WARMUP:-1}
+THREADS=${LOADTEST_THREADS:-2}
+CONNS=${LOADTEST_CONNS:-32}
+STRICT=${LOADTEST_STRICT:-0}
+FLOOR_BIN=${FLOOR_BIN:-.build/floor}
+BATCHDIFF_BIN=${BATCHDIFF_BIN:-.build/release/batchdiff}
+if [[ -z ${BATCHDIFF_ARGS+x} ]]; then
+  if [[ $(basename "$BATCHDIFF_BIN") == floor ]]; then BATCHDIFF_ARGS='{PORT}'
+  else BATCHDIFF_ARGS='serve --host 127.0.0.1 --port {PORT}'; fi
+fi
+HOST=127.0.0.1   # loopback only, never anything else
+
+die() { echo "loadtest: $*" >&2; exit 1; }
+for tool in wrk curl python3 pkg-config cc timeout; do
+  command -v "$tool" >/dev/null || die "missing tool: $tool"
+done
+
+# --- build the floor --------------------------------------------------------
+mkdir -p .build
+if [[ $FLOOR_BIN == .build/floor ]]; then
+  # shellcheck disable=SC2046  # pkg-config output must word-split
+  cc -O2 -Wall -o .build/floor bench/floor.c $(pkg-config --cflags --libs libmicrohttpd)
+fi
+[[ -x $FLOOR_BIN ]] || die "floor binary not found: $FLOOR_BIN"
+[[ -x $BATCHDIFF_BIN ]] || die "server binary not found: $BATCHDIFF_BIN (build it first: swift build -c release)"
+
+# --- work files -------------------------------------------------------------
+OUT=bench/out/loadtest-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT"
+BODY=$OUT/diff-small.json
+LUA=$OUT/post-diff.lua
+
+# Small diff: 20 short items -> 20 items; 2 deletes, 2 inserts, 1 move.
+python3 - "$BODY" <<'PY'
+import json, sys
+old = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+       "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
+new = [x for x in old if x not in ("bravo", "foxtrot")]      # 2 deletes
+new.insert(3, "uniform"); new.insert(8, "victor")            # 2 inserts
+new.remove("mike"); new.insert(2, "mike")                    # 1 move
+assert len(old) == 20 and len(new) == 20
+with open(sys.argv[1], "w") as f:
+    json.dump({"old": old, "new": new}, f, separators=(",", ":"))
+PY
+
+python3 - "$BODY" "$LUA" <<'PY'
+import json, sys
+body = open(sys.argv[1]).read()
+with open(sys.argv[2], "w") as f:
+    f.write('wrk.method = "POST"\n')
+    f.write('wrk.headers["Content-Type"] = "application/json"\n')
+    f.write('wrk.body = %s\n' % json.dumps(body))   # JSON string literal is a valid Lua string here (ASCII body)
+PY
+
+# --- server lifecycle ---------------------------------------------------------
+SERVER_PID= CHILD_PID=
+cleanup() {
+  if [[ -n $CHILD_PID ]]; then kill -TERM "$CHILD_PID" 2>/dev/null || true; wait "$CHILD_PID" 2>/dev/null || true; CHILD_PID=; fi
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+
+# run a command in the background and wait, so INT/TERM traps fire at once (not after it ends)
+run_child() {
+  local rc=0
+  "$@" & CHILD_PID=$!
+  wait "$CHILD_PID" || rc=$?
+  CHILD_PID=
+  return "$rc"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_server NAME -> sets SERVER_PID, PORT; waits for GET /healthz == 200
+start_server() {
+  local name=$1 bin args log
+  PORT=$(free_port)
+  if [[ $name == floor ]]; then bin=$FLOOR_BIN; args='{PORT}'
+  else bin=$BATCHDIFF_BIN; args=$BATCHDIFF_ARGS; fi
+  args=${args//\{PORT\}/$PORT}
+  log=$OUT/$name.log
+  # shellcheck disable=SC2086  # args is a word list by design
+  "$bin" $args >>"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 150); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      cat "$log" >&2; die "$name exited during start-up ($bin $args)"
+    fi
+    if [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://$HOST:$PORT/healthz" || true) == 200 ]]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  cat "$log" >&2; die "$name not ready on $HOST:$PORT after 15s"
+}
+
+# sanity-check that the endpoint answers 200 before hammering it (a fast 4xx is not a result)
+check_endpoint() {
+  local name=$1 ep=$2 code
+  if [[ $ep == diff ]]; then
+    code=$(curl -s -o "$OUT/$name-diff-response.json" -w '%{http_code}' --max-time 5 \
+      -H 'Content-Type: application/json' --data-binary "@$BODY" "http://$HOST:$PORT/diff")
+  else
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$HOST:$PORT/healthz")
+  fi
+  [[ $code == 200 ]] || die "$name $ep answered HTTP $code (see $OUT)"
+}
+
+# run_wrk NAME EP -> sets RPS P99_MS ERRS; raw output in $OUT/NAME-EP.txt
+run_wrk() {
+  local name=$1 ep=$2 url file
+  local -a extra=()
+  if [[ $ep == diff ]]; then url=http://$HOST:$PORT/diff; extra=(-s "$LUA")
+  else url=http://$HOST:$PORT/healthz; fi
+  if (( WARMUP > 0 )); then
+    run_child timeout $((WARMUP + 30)) wrk -t"$THREADS" -c"$CONNS" -d"${WARMUP}s" "${extra[@]}" "$url" >/dev/null \
+      || die "wrk warm-up failed for $name $ep"
+  fi
+  file=$OUT/$name-$ep.txt
+  run_child timeout $((SECS + 30)) wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" --latency "${extra[@]}" "$url" >"$file" \
+    || die "wrk failed for $name $ep (see $file)"
+  RPS=$(awk '/^Requests\/sec:/ {print $2}' "$file")
+  # " 99%  1.23ms" (units us/ms/s; plain number = us in some wrk builds)
+  P99_MS=$(awk '$1 == "99%" {
+      v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+      if (u == "us" || u == "") v /= 1000; else if (u == "s") v *= 1000; else if (u == "m") v *= 60000
+      printf "%.3f", v; exit }' "$file")
+  # errors: non-2xx/3xx responses + socket errors (connect/read/write/timeout)
+  ERRS=$(awk '/Non-2xx or 3xx responses:/ {n += $NF}
+              /Socket errors:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) { x = $i; sub(/,/, "", x); n += x } }
+              END {print n + 0}' "$file")
+  [[ -n $RPS && -n $P99_MS ]] || { cat "$file" >&2; die "could not parse wrk output for $name $ep"; }
+}
+
+# --- run --------------------------------------------------------------------
+declare -A R
+ENDPOINTS=(healthz diff)
+declare -A LABEL=([healthz]="GET /healthz" [diff]="POST /diff small")
+declare -A TARGET=([healthz]=70 [diff]=40)
+
+echo "loadtest: wrk -t$THREADS -c$CONNS -d${SECS}s (+${WARMUP}s warm-up), $(nproc) cores"
+echo "loadtest: floor=$FLOOR_BIN  batchdiff=$BATCHDIFF_BIN $BATCHDIFF_ARGS  raw output: $OUT"
+for ep in "${ENDPOINTS[@]}"; do
+  for name in floor batchdiff; do        # alternate, never concurrently
+    start_server "$name"
+    check_endpoint "$name" "$ep"
+    run_wrk "$name" "$ep"
+    cleanup
+    R[$name,$ep,rps]=$RPS; R[$name,$ep,p99]=$P99_MS; R[$name,$ep,err]=$ERRS
+    printf 'loadtest:   %-9s %-17s %12s req/s  p99 %9s ms  errors %s\n' "$name" "${LABEL[$ep]}" "$RPS" "$P99_MS" "$ERRS"
+  done
+done
+
+echo
+printf '%-18s %12s %12s %8s %8s %12s %14s  %s\n' \
+  endpoint "floor req/s" "bd req/s" ratio target "floor p99" "batchdiff p99" result
+FAILED=0
+MACHINE=()
+for ep in "${ENDPOINTS[@]}"; do
+  f=${R[floor,$ep,rps]} b=${R[batchdiff,$ep,rps]} t=${TARGET[$ep]}
+  fe=${R[floor,$ep,err]} be=${R[batchdiff,$ep,err]}
+  ratio=$(awk -v b="$b" -v f="$f" 'BEGIN { printf "%.1f", (f > 0 ? 100 * b / f : 0) }')
+  pass=$(awk -v r="$ratio" -v t="$t" 'BEGIN { print (r >= t) ? 1 : 0 }')
+  result=$([[ $pass == 1 ]] && echo PASS || echo FAIL)
+  if (( fe + be > 0 )); then result="$result (errors: floor $fe, batchdiff $be)"; pass=0; fi
+  [[ $pass == 1 ]] || FAILED=1
+  printf '%-18s %12.0f %12.0f %7s%% %7s%% %9.2f ms %11.2f ms  %s\n' \
+    "${LABEL[$ep]}" "$f" "$b" "$ratio" ">=$t" "${R[floor,$ep,p99]}" "${R[batchdiff,$ep,p99]}" "$result"
+  MACHINE+=("LOADTEST endpoint=$ep floor_rps=$f batchdiff_rps=$b ratio_pct=$ratio target_pct=$t floor_p99_ms=${R[floor,$ep,p99]} batchdiff_p99_ms=${R[batchdiff,$ep,p99]} floor_errors=$fe batchdiff_errors=$be pass=$pass")
+done
+echo
+printf '%s\n' "${MACHINE[@]}" | tee "$OUT/summary.txt"
+
+if [[ $STRICT == 1 && $FAILED == 1 ]]; then exit 3; fi
+exit 0
