@@ -1,0 +1,59 @@
+extension SectionedBatch {
+    /// Applies this batch to `old` with the contract's fill semantics and returns the new
+    /// collection: what a table shows after `performBatchUpdates` with this batch.
+    ///
+    /// `values` carries the new content (see ``BatchValues``). Throws ``BatchError`` when
+    /// the batch does not fit `old` (counts differ, an index is out of range or named twice,
+    /// a row operation names a deleted or inserted section, a reload changes identity).
+    public func apply<Header, Item: Diffable>(
+        to old: [Section<Header, Item>], values: BatchValues<Header, Item>
+    ) throws -> [Section<Header, Item>] {
+        guard old.map(\.items.count) == oldCounts else {
+            throw BatchError("counts.old \(oldCounts) does not match the collection \(old.map(\.items.count))")
+        }
+        guard values.insertedRows.count == rows.inserted.count, values.reloadedRows.count == rows.reloaded.count,
+              values.insertedSections.count == sections.inserted.count, values.updatedHeaders.count == sections.updated.count
+        else { throw BatchError("values are not aligned with the batch's lists") }
+        let placement = try Placement(self)
+        var reloads = [IndexPath: Item]()
+        for (path, item) in zip(rows.reloaded, values.reloadedRows) {
+            guard old[path.section].items[path.row].identity == item.identity else {
+                throw BatchError("rows.reloaded: \(path) would change the row's identity")
+            }
+            reloads[path] = item
+        }
+        var result = try placement.sections.enumerated().map { newSection, origin -> Section<Header, Item> in
+            switch origin {
+            case .inserted(let k):
+                let section = values.insertedSections[k]
+                guard section.items.count == newCounts[newSection] else {
+                    throw BatchError("counts.new: inserted section \(newSection) has \(section.items.count) rows, not \(newCounts[newSection])")
+                }
+                return section
+            case .old(let oldSection):
+                let items = placement.rows[newSection]!.map { origin -> Item in
+                    switch origin {
+                    case .inserted(let k): return values.insertedRows[k]
+                    case .old(let path): return reloads[path] ?? old[path.section].items[path.row]
+                    }
+                }
+                return Section(header: old[oldSection].header, items: items)
+            }
+        }
+        for (newSection, header) in zip(sections.updated, values.updatedHeaders) {
+            guard result.indices.contains(newSection), case .old = placement.sections[newSection] else {
+                throw BatchError("sections.updated: \(newSection) is not a section that stays or moves")
+            }
+            result[newSection].header = header
+        }
+        return result
+    }
+}
+
+extension ListBatch {
+    /// Applies this batch to the list `old` with the contract's fill semantics and returns
+    /// the new list. Throws ``BatchError`` when the batch does not fit `old`.
+    public func apply<Item: Diffable>(to old: [Item], values: BatchValues<ListHeader, Item>) throws -> [Item] {
+        try sectioned.apply(to: [Section(header: ListHeader(), items: old)], values: values)[0].items
+    }
+}

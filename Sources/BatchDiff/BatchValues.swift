@@ -1,0 +1,45 @@
+/// The new content a batch needs to be applied, aligned one-to-one with the batch's lists:
+/// `insertedRows[k]` is the row inserted at `rows.inserted[k]`, and so on.
+public struct BatchValues<Header, Item> {
+    /// The items of `rows.inserted`, in the same order.
+    public var insertedRows: [Item]
+    /// The new content of the items of `rows.reloaded`, in the same order.
+    public var reloadedRows: [Item]
+    /// The whole sections of `sections.inserted`, in the same order.
+    public var insertedSections: [Section<Header, Item>]
+    /// The new headers of `sections.updated`, in the same order.
+    public var updatedHeaders: [Header]
+
+    public init(
+        insertedRows: [Item] = [], reloadedRows: [Item] = [],
+        insertedSections: [Section<Header, Item>] = [], updatedHeaders: [Header] = []
+    ) {
+        self.insertedRows = insertedRows
+        self.reloadedRows = reloadedRows
+        self.insertedSections = insertedSections
+        self.updatedHeaders = updatedHeaders
+    }
+}
+
+extension BatchValues: Sendable where Header: Sendable, Item: Sendable {}
+
+extension SectionedBatch {
+    /// The values this batch needs, taken from `new`, the collection it leads to.
+    public func values<Header, Item>(from new: [Section<Header, Item>]) throws -> BatchValues<Header, Item> {
+        let placement = try Placement(self)
+        let reloadDestinations = placement.newPaths(of: rows.reloaded)
+        return BatchValues(
+            insertedRows: rows.inserted.map { new[$0.section].items[$0.row] },
+            reloadedRows: reloadDestinations.map { new[$0.section].items[$0.row] },
+            insertedSections: sections.inserted.map { new[$0] },
+            updatedHeaders: sections.updated.map { new[$0].header }
+        )
+    }
+}
+
+extension ListBatch {
+    /// The values this batch needs, taken from `new`, the list it leads to.
+    public func values<Item>(from new: [Item]) throws -> BatchValues<ListHeader, Item> {
+        try sectioned.values(from: [Section(header: ListHeader(), items: new)])
+    }
+}

@@ -1,0 +1,26 @@
+/// The batch that turns the sectioned collection `old` into `new`.
+///
+/// Sections and rows are matched by identity (repeats paired in order of appearance) in
+/// expected linear time; the moves are as few as the matching allows. The batch never holds
+/// a combination that crashes UIKit (see ``SectionedBatch``).
+public func batch<Header: Diffable, Item: Diffable>(
+    from old: [Section<Header, Item>], to new: [Section<Header, Item>], options: DiffOptions = DiffOptions()
+) -> SectionedBatch {
+    SectionedDiffer(old: FlatCollection(sections: old), new: FlatCollection(sections: new), options: options).batch()
+}
+
+/// The batch that turns the list `old` into `new`.
+public func batch<Item: Diffable>(from old: [Item], to new: [Item], options: DiffOptions = DiffOptions()) -> ListBatch {
+    let sectioned = SectionedDiffer(
+        old: FlatCollection(list: old, header: ListHeader()),
+        new: FlatCollection(list: new, header: ListHeader()),
+        options: options
+    ).batch()
+    return ListBatch(rows: sectioned.rows.map(\.row), oldCount: old.count, newCount: new.count)
+}
+
+/// The header of the one section a list is diffed and applied as.
+public struct ListHeader: Diffable, Hashable, Sendable {
+    public var identity: Int { 0 }
+    public init() {}
+}

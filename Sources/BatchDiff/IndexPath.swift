@@ -1,0 +1,29 @@
+/// The position of a row in a sectioned collection, ordered by section, then row.
+public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var section: Int
+    public var row: Int
+
+    public init(section: Int, row: Int) {
+        self.section = section
+        self.row = row
+    }
+
+    public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
+        (lhs.section, lhs.row) < (rhs.section, rhs.row)
+    }
+
+    public var description: String { "[\(section), \(row)]" }
+}
+
+/// A move of an element from a position in the old collection to one in the new collection.
+public struct Move<Index: Hashable & Sendable>: Hashable, Sendable {
+    /// The position in the old collection.
+    public var from: Index
+    /// The position in the new collection.
+    public var to: Index
+
+    public init(from: Index, to: Index) {
+        self.from = from
+        self.to = to
+    }
+}

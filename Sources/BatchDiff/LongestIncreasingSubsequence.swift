@@ -1,0 +1,60 @@
+/// Marks the elements of a longest strictly increasing subsequence of `values`
+/// (patience sorting, O(n log n)).
+///
+/// The differ keeps these elements in place: every other element must move, so marking a
+/// longest such subsequence makes the moves as few as the matching allows.
+func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+    var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
+    tails.reserveCapacity(values.count)
+    var predecessor = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+        var low = 0
+        var high = tails.count
+        if let last = tails.last, values[last] < value { low = high }  // the common case: extends the longest run
+        while low < high {
+            let middle = (low + high) / 2
+            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+        }
+        if low > 0 { predecessor[index] = tails[low - 1] }
+        if low == tails.count { tails.append(index) } else { tails[low] = index }
+    }
+    var marked = [Bool](repeating: false, count: values.count)
+    var cursor = tails.last ?? -1
+    while cursor >= 0 {
+        marked[cursor] = true
+        cursor = predecessor[cursor]
+    }
+    return marked
+}
+
+/// Marks the elements of a strictly increasing subsequence of `values` (distinct integers
+/// in `0..<values.count`-like ranges, all non-negative) with the largest total `weights`.
+/// O(n log n) with a Fenwick tree of prefix maxima.
+func heaviestIncreasingSubsequence(_ values: [Int], weights: [Int]) -> [Bool] {
+    let size = (values.max() ?? -1) + 1
+    var best = [(weight: Int, index: Int)](repeating: (0, -1), count: size + 1)  // Fenwick tree over values
+    var predecessor = [Int](repeating: -1, count: values.count)
+    var total = [Int](repeating: 0, count: values.count)
+    for (index, value) in values.enumerated() {
+        var prefix = (weight: 0, index: -1)
+        var position = value  // the maximum over values below `value`
+        while position > 0 {
+            if best[position].weight > prefix.weight { prefix = best[position] }
+            position -= position & -position
+        }
+        predecessor[index] = prefix.index
+        total[index] = prefix.weight + weights[index]
+        position = value + 1
+        while position <= size {
+            if total[index] > best[position].weight { best[position] = (total[index], index) }
+            position += position & -position
+        }
+    }
+    var marked = [Bool](repeating: false, count: values.count)
+    var cursor = total.indices.max { total[$0] < total[$1] } ?? -1
+    while cursor >= 0 {
+        marked[cursor] = true
+        cursor = predecessor[cursor]
+    }
+    return marked
+}

@@ -1,0 +1,56 @@
+/// Which old element is paired with which new element, by identity.
+///
+/// Pairs are found with one hash table per call to ``pair(old:_:new:_:)`` (Heckel's idea: a
+/// symbol table instead of a search), so pairing is expected linear time. Repeated
+/// identities are paired in order of appearance: the first old repeat with the first new one.
+struct Pairing {
+    /// For each old element, the index of its new partner, or -1.
+    private(set) var oldToNew: [Int32]
+    /// For each new element, the index of its old partner, or -1.
+    private(set) var newToOld: [Int32]
+    /// For each old element in a table, the next old element with the same identity, or -1.
+    private var nextRepeat: [Int32]
+
+    init(oldCount: Int, newCount: Int) {
+        oldToNew = [Int32](repeating: -1, count: oldCount)
+        newToOld = [Int32](repeating: -1, count: newCount)
+        nextRepeat = oldToNew
+    }
+
+    func partner(ofOld index: Int) -> Int? {
+        let partner = oldToNew[index]
+        return partner < 0 ? nil : Int(partner)
+    }
+
+    func partner(ofNew index: Int) -> Int? {
+        let partner = newToOld[index]
+        return partner < 0 ? nil : Int(partner)
+    }
+
+    mutating func unpair(old index: Int) {
+        guard let partner = partner(ofOld: index) else { return }
+        oldToNew[index] = -1
+        newToOld[partner] = -1
+    }
+
+    /// Pairs the still unpaired `old` elements at `oldCandidates` with the still unpaired
+    /// `new` elements at `newCandidates`, by identity, repeats in order of appearance.
+    mutating func pair<Element: Diffable, OldIndices: BidirectionalCollection<Int>, NewIndices: Collection<Int>>(
+        old: [Element], _ oldCandidates: OldIndices, new: [Element], _ newCandidates: NewIndices
+    ) {
+        guard !oldCandidates.isEmpty, !newCandidates.isEmpty else { return }
+        var table = IdentityTable(elements: old, capacityFor: oldCandidates.count)
+        // Pushing from the back leaves each chain of repeats in order of appearance.
+        for oldIndex in oldCandidates.reversed() where oldToNew[oldIndex] < 0 {
+            nextRepeat[oldIndex] = table.push(oldIndex)
+        }
+        for newIndex in newCandidates where newToOld[newIndex] < 0 {
+            guard let slot = table.slot(of: new[newIndex]) else { continue }
+            let head = table.head(at: slot)
+            guard head >= 0 else { continue }
+            oldToNew[Int(head)] = Int32(newIndex)
+            newToOld[newIndex] = head
+            table.setHead(nextRepeat[Int(head)], at: slot)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+#endif
