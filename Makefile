@@ -1,0 +1,55 @@
+# BatchDiff. `make test` is what CI runs (plus `make docker-check`, see .ci/run).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Installs the Debian packages given that are not installed yet (apt-get update only then).
+define apt_install
+missing=; for p in $(1); do \
+  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "deps: installing$$missing"; \
+  $(SUDO) apt-get update -qq; \
+  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+fi
+endef
+
+.PHONY: deps deps-loadtest deps-docker build release run test api-check bench loadtest docker-check clean
+
+deps:
+	@$(call apt_install,libmicrohttpd-dev pkg-config)
+
+deps-loadtest: deps
+	@$(call apt_install,wrk)
+
+deps-docker: deps
+	@$(call apt_install,debootstrap curl)
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release
+
+run: deps release
+	.build/release/batchdiff serve
+
+test: deps build
+	swift test
+	scripts/api-check.sh
+
+api-check: build
+	scripts/api-check.sh
+
+bench: release
+	.build/release/BatchDiffBenchmark
+
+loadtest: deps-loadtest release
+	scripts/loadtest.sh
+
+docker-check: deps-docker
+	scripts/docker-check.sh
+
+clean:
+	rm -rf .build
