@@ -12,7 +12,8 @@
 # Usage: scripts/docker-check.sh [--root-only] [--binary PATH]
 #   --root-only   prepare (or reuse) the runtime root and stop
 #   --binary PATH use this binary instead of building one
-# Env: BATCHDIFF_DEBIAN_MIRROR overrides the mirror read from apt's sources here.
+# Env: BATCHDIFF_DEBIAN_MIRROR, BATCHDIFF_DEBIAN_SECURITY_MIRROR override the mirrors read
+# from apt's sources here (default deb.debian.org).
 # Needs root (re-runs itself with sudo otherwise), debootstrap (installed if missing),
 # unshare/nsenter/chroot (util-linux, coreutils), curl, python3.
 set -euo pipefail
@@ -38,7 +39,7 @@ if [ "$root_only" = 0 ] && [ -z "$binary" ]; then
 fi
 if [ "$(id -u)" != 0 ]; then
   args=(); [ "$root_only" = 1 ] && args+=(--root-only); [ -n "$binary" ] && args+=(--binary "$binary")
-  exec sudo --preserve-env=BATCHDIFF_DEBIAN_MIRROR "$0" "${args[@]}"
+  exec sudo --preserve-env=BATCHDIFF_DEBIAN_MIRROR,BATCHDIFF_DEBIAN_SECURITY_MIRROR "$0" "${args[@]}"
 fi
 command -v debootstrap >/dev/null || {
   say "installing debootstrap"
@@ -88,7 +89,7 @@ PY
 say "runtime stage: debian $rt_suite, packages: $rt_packages, user: $rt_user"
 
 # --- The mirror apt uses here -----------------------------------------------------------
-mirror=${BATCHDIFF_DEBIAN_MIRROR:-$(python3 - "$rt_suite" <<'PY'
+read -r found_mirror found_security < <(python3 - "$rt_suite" <<'PY'
 import glob, re, sys
 suite = sys.argv[1]; main = sec = None
 def see(uri, suites):
@@ -108,11 +109,11 @@ for f in sorted(glob.glob('/etc/apt/sources.list.d/*.sources')):
                 k, v = l.split(':', 1); d[k.strip().lower()] = v.split()
         if 'deb' in d.get('types', []) and d.get('enabled', ['yes']) != ['no']:
             for u in d.get('uris', []): see(u, d.get('suites', []))
-print(main or 'http://deb.debian.org/debian')
+print(main or 'http://deb.debian.org/debian', sec or 'http://deb.debian.org/debian-security')
 PY
-)}
-security=${mirror%/debian}/debian-security
-[ "$security" != "$mirror/debian-security" ] || security=http://deb.debian.org/debian-security
+)
+mirror=${BATCHDIFF_DEBIAN_MIRROR:-$found_mirror}
+security=${BATCHDIFF_DEBIAN_SECURITY_MIRROR:-$found_security}
 say "mirror: $mirror (security: $security)"
 
 # --- Cached runtime root -----------------------------------------------------------------
