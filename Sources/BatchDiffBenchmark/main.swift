@@ -1,0 +1,85 @@
+import BatchDiff
+import BatchDiffJSON
+import Foundation
+
+// `make bench`: the differ on DifferenceKit's workloads, against the stdlib's
+// CollectionDifference on the same data in the same run. Release builds only.
+
+/// The median wall time of `runs` calls of `body`, in milliseconds, and its last result.
+func measure<Result>(runs: Int, _ body: () -> Result) -> (milliseconds: Double, result: Result) {
+    var times: [Double] = []
+    var result: Result?
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        result = body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return (times.sorted()[times.count / 2], result!)
+}
+
+/// Rows as the JSON front makes them: fingerprints of identity and content. Making them
+/// is part of the measured time, as it is of a request's.
+func items(_ strings: [String]) -> [JSONItem] {
+    strings.map { let print = Fingerprint.string($0); return JSONItem(identity: print, content: print, span: 0..<0) }
+}
+
+func describe(_ rows: RowChanges<some Hashable & Comparable & Sendable>) -> String {
+    "deletes \(rows.deleted.count), inserts \(rows.inserted.count), reloads \(rows.reloaded.count), moves \(rows.moved.count)"
+}
+
+/// Prints a line at once, so a long baseline does not hold back what is already measured.
+func report(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+func format(_ milliseconds: Double) -> String { String(format: "%.2f ms", milliseconds) }
+
+let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 7
+let baselineRuns = Int(ProcessInfo.processInfo.environment["BENCH_BASELINE_RUNS"] ?? "") ?? 5
+var rng = SystemRandomNumberGenerator()
+report("BatchDiff differ benchmark (release build), median of \(runs) runs; baseline: stdlib difference(from:).inferringMoves(), median of \(baselineRuns)")
+report("")
+
+let lists = [
+    ListWorkload(count: 5_000, deleted: 2_000..<3_000, inserted: 3_000..<4_000, shuffled: 0..<200, using: &rng),
+    ListWorkload(count: 100_000, deleted: 20_000..<30_000, inserted: 30_000..<40_000, shuffled: 0..<2_000, using: &rng),
+]
+for workload in lists {
+    let ours = measure(runs: runs) { batch(from: items(workload.source), to: items(workload.target)) }
+    let stdlib = measure(runs: baselineRuns) { workload.target.difference(from: workload.source).inferringMoves() }
+    let stdlibMoves = stdlib.result.insertions.filter { if case .insert(_, _, let from) = $0 { from != nil } else { false } }.count
+    report(workload.name)
+    report("  batchdiff  \(format(ours.milliseconds))   \(describe(ours.result.rows))")
+    report("  stdlib     \(format(stdlib.milliseconds))   removals \(stdlib.result.removals.count), insertions \(stdlib.result.insertions.count) (\(stdlibMoves) as moves)")
+    report("  ratio      batchdiff takes \(String(format: "%.4f", ours.milliseconds / stdlib.milliseconds)) of the stdlib's time (\(String(format: "%.0fx", stdlib.milliseconds / ours.milliseconds)) faster)")
+}
+
+let sectioned = SectionedWorkload(sections: 100, rows: 1_000, using: &rng)
+func sections(_ value: [(id: String, rows: SectionedWorkload.Rows)]) -> [Section<JSONSectionHeader, JSONItem>] {
+    value.map { section in
+        let print = Fingerprint.string(section.id)
+        return Section(
+            header: JSONSectionHeader(identity: print, content: print, span: 0..<0),
+            items: section.rows.map { row in
+                JSONItem(identity: Fingerprint.string(row.id), content: Fingerprint.string(row.id + "#\(row.version)"), span: 0..<0)
+            }
+        )
+    }
+}
+let ours = measure(runs: runs) { batch(from: sections(sectioned.source), to: sections(sectioned.target)) }
+// The stdlib has no sections (and diffing all 100,000 rows flattened takes over a minute):
+// its baseline diffs the rows of each section that keeps its identity, section by section.
+let sectionPairs = sectioned.target.compactMap { target in
+    sectioned.source.first { $0.id == target.id }.map { source in
+        (source.rows.map { "\($0.id)#\($0.version)" }, target.rows.map { "\($0.id)#\($0.version)" })
+    }
+}
+let stdlib = measure(runs: baselineRuns) {
+    sectionPairs.map { $0.1.difference(from: $0.0).inferringMoves() }
+}
+let sectionOps = ours.result.sections
+report(sectioned.name)
+report("  batchdiff  \(format(ours.milliseconds))   \(describe(ours.result.rows)); sections: deletes \(sectionOps.deleted.count), inserts \(sectionOps.inserted.count), moves \(sectionOps.moved.count), updates \(sectionOps.updated.count)")
+report("  stdlib     \(format(stdlib.milliseconds))   (section by section, \(sectionPairs.count) sections) removals \(stdlib.result.map(\.removals.count).reduce(0, +)), insertions \(stdlib.result.map(\.insertions.count).reduce(0, +))")
+report("  ratio      batchdiff takes \(String(format: "%.4f", ours.milliseconds / stdlib.milliseconds)) of the stdlib's time (\(String(format: "%.0fx", stdlib.milliseconds / ours.milliseconds)) faster)")

@@ -1,0 +1,77 @@
+import BatchDiff
+
+extension JSONValue {
+    /// Reads this value as a collection of the contract (section 1): a list, or an object
+    /// with a `sections` array. Items and sections take their identity from the member
+    /// named `idKey` when they have one, else from their whole value.
+    ///
+    /// `path` names this value in errors, e.g. `old`.
+    public func collection(idKey: String, path: String) throws(CollectionShapeError) -> JSONCollection {
+        let idKey = Fingerprint.string(idKey)
+        if isArray { return .list(document.items(ofArray: index, idKey: idKey)) }
+        guard isObject, let sections = member(withKey: Fingerprint.string("sections")) else {
+            throw CollectionShapeError(path: path, reason: "expected a collection: an array of items or an object with a \"sections\" array, found \(kindName)")
+        }
+        guard sections.isArray else {
+            throw CollectionShapeError(path: "\(path).sections", reason: "expected an array of sections, found \(sections.kindName)")
+        }
+        let itemsKey = Fingerprint.string("items")
+        var result: [Section<JSONSectionHeader, JSONItem>] = []
+        for (position, section) in sections.elements.enumerated() {
+            let sectionPath = "\(path).sections[\(position)]"
+            guard section.isObject else {
+                throw CollectionShapeError(path: sectionPath, reason: "expected a section object with an \"items\" array, found \(section.kindName)")
+            }
+            var headerSum = Fingerprint(high: 0, low: 0)
+            var headerCount = 0
+            var items: JSONValue?
+            var identity: Fingerprint?
+            for (key, value) in section.members {
+                if key.fingerprint == itemsKey && items == nil {
+                    items = value
+                    continue
+                }
+                headerSum = headerSum &+ .member(key: key.fingerprint, value: value.fingerprint)
+                headerCount += 1
+                if key.fingerprint == idKey && identity == nil { identity = value.fingerprint }
+            }
+            guard let items, items.isArray else {
+                throw CollectionShapeError(path: "\(sectionPath).items", reason: "expected an array of items, found \(items?.kindName ?? "nothing")")
+            }
+            let content = Fingerprint.object(memberSum: headerSum, count: headerCount)
+            result.append(Section(
+                header: JSONSectionHeader(identity: identity ?? content, content: content, span: section.span),
+                items: document.items(ofArray: items.index, idKey: idKey)
+            ))
+        }
+        return .sectioned(result)
+    }
+}
+
+extension JSONDocument {
+    /// The items of the array at node `array`, read straight off the tape.
+    func items(ofArray array: Int, idKey: Fingerprint) -> [JSONItem] {
+        nodes.withUnsafeBufferPointer { nodes in
+            var items: [JSONItem] = []
+            items.reserveCapacity(Int(nodes[array].childCount))
+            var child = array + 1
+            for _ in 0..<nodes[array].childCount {
+                let node = nodes[child]
+                var identity = node.fingerprint
+                if node.kind == .object {
+                    var key = child + 1
+                    for _ in 0..<(node.childCount / 2) {
+                        if nodes[key].fingerprint == idKey {
+                            identity = nodes[key + 1].fingerprint
+                            break
+                        }
+                        key = Int(nodes[key + 1].next)
+                    }
+                }
+                items.append(JSONItem(identity: identity, content: node.fingerprint, span: Int(node.start)..<Int(node.end)))
+                child = Int(node.next)
+            }
+            return items
+        }
+    }
+}

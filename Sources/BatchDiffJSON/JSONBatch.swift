@@ -1,0 +1,27 @@
+import BatchDiff
+
+/// The batch between two JSON collections of the same shape.
+public enum JSONBatch: Sendable {
+    case list(ListBatch)
+    case sectioned(SectionedBatch)
+
+    /// Diffs `old` into `new`. Throws when one is a list and the other sectioned.
+    public init(from old: JSONCollection, to new: JSONCollection, options: DiffOptions) throws(CollectionShapeError) {
+        switch (old, new) {
+        case (.list(let old), .list(let new)):
+            self = .list(batch(from: old, to: new, options: options))
+        case (.sectioned(let old), .sectioned(let new)):
+            self = .sectioned(batch(from: old, to: new, options: options))
+        default:
+            throw CollectionShapeError(path: "new", reason: "is \(new.shapeName) but old is \(old.shapeName); both must have the same shape")
+        }
+    }
+
+    /// Whether applying the batch changes nothing.
+    public var isEmpty: Bool {
+        switch self {
+        case .list(let batch): batch.isEmpty
+        case .sectioned(let batch): batch.isEmpty
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// A parsed JSON text: the original bytes plus a flat tape of nodes, one per value, in
+/// document order, each with the byte span of its text and the fingerprint of its
+/// canonical form (object member order ignored, `1 == 1.0`, escapes decoded).
+///
+/// The tape is compact and built in one pass; nothing like a Foundation object tree is made.
+public struct JSONDocument: Sendable {
+    /// The JSON text.
+    public let bytes: [UInt8]
+    let nodes: [JSONNode]
+
+    /// Parses `bytes`. Throws ``JSONSyntaxError`` with the byte offset of the first problem.
+    public init(bytes: [UInt8], maxDepth: Int = 512) throws(JSONSyntaxError) {
+        self.bytes = bytes
+        nodes = try JSONParser.parse(bytes, maxDepth: maxDepth)
+    }
+
+    /// The root value.
+    public var root: JSONValue { JSONValue(document: self, index: 0) }
+}
+
+/// One value of a ``JSONDocument`` on its tape.
+struct JSONNode {
+    var kind: ValueKind
+    /// Children (array elements; for objects, keys and values alternating, so 2 per member).
+    var childCount: Int32
+    /// Byte span of the value's text.
+    var start: Int32
+    var end: Int32
+    /// The index of the first node after this value's subtree.
+    var next: Int32
+    var fingerprint: Fingerprint
+}
+
+/// A value inside a ``JSONDocument``: a cheap reference (document plus node index).
+public struct JSONValue: Sendable {
+    let document: JSONDocument
+    let index: Int
+
+    private var node: JSONNode { document.nodes[index] }
+
+    /// The fingerprint of the value's canonical form.
+    public var fingerprint: Fingerprint { node.fingerprint }
+
+    /// The byte span of the value's text in the document.
+    public var span: Range<Int> { Int(node.start)..<Int(node.end) }
+
+    var kind: ValueKind { node.kind }
+    public var isArray: Bool { kind == .array }
+    public var isObject: Bool { kind == .object }
+
+    /// The elements of an array (empty for other kinds).
+    public var elements: [JSONValue] {
+        guard kind == .array else { return [] }
+        var result: [JSONValue] = []
+        result.reserveCapacity(Int(node.childCount))
+        var child = index + 1
+        for _ in 0..<node.childCount {
+            result.append(JSONValue(document: document, index: child))
+            child = Int(document.nodes[child].next)
+        }
+        return result
+    }
+
+    /// The members of an object, keys with their values, in document order (empty for other kinds).
+    public var members: [(key: JSONValue, value: JSONValue)] {
+        guard kind == .object else { return [] }
+        var result: [(key: JSONValue, value: JSONValue)] = []
+        result.reserveCapacity(Int(node.childCount) / 2)
+        var child = index + 1
+        for _ in 0..<(node.childCount / 2) {
+            let value = child + 1  // a key is a string: it has no children
+            result.append((JSONValue(document: document, index: child), JSONValue(document: document, index: value)))
+            child = Int(document.nodes[value].next)
+        }
+        return result
+    }
+
+    /// The value of the first member named `key` (compared as decoded strings).
+    public func member(_ key: String) -> JSONValue? {
+        member(withKey: Fingerprint.string(key))
+    }
+
+    func member(withKey key: Fingerprint) -> JSONValue? {
+        members.first { $0.key.fingerprint == key }?.value
+    }
+
+    /// The value as a string, if it is one.
+    public var string: String? {
+        guard kind == .string else { return nil }
+        return try? JSONParser.decodeString(document.bytes, span: span)
+    }
+
+    /// The value as a Boolean, if it is one.
+    public var bool: Bool? {
+        switch kind {
+        case .true: true
+        case .false: false
+        default: nil
+        }
+    }
+
+    /// The value as an integer, if it is a number written as one that fits.
+    public var integer: Int? {
+        guard kind == .number else { return nil }
+        return Int(String(decoding: document.bytes[span], as: UTF8.self))
+    }
+
+    /// The text of the value, as it stands in the document.
+    public var text: ArraySlice<UInt8> { document.bytes[span] }
+
+    /// A short name of the value's kind, for messages ("an array", "a string", ...).
+    public var kindName: String {
+        switch kind {
+        case .null: "null"
+        case .false, .true: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

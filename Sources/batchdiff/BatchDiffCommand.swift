@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct BatchDiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batchdiff",
+        abstract: "Batch updates for UITableView and UICollectionView, computed on the server.",
+        subcommands: [ServeCommand.self, DiffCommand.self, HealthcheckCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}
