@@ -33,19 +33,35 @@ struct Pairing {
         newToOld[partner] = -1
     }
 
+    /// Pairs the old element at `oldIndex` with the new one at `newIndex`.
+    mutating func pair(old oldIndex: Int, new newIndex: Int) {
+        oldToNew[oldIndex] = Int32(newIndex)
+        newToOld[newIndex] = Int32(oldIndex)
+    }
+
     /// Pairs the still unpaired `old` elements at `oldCandidates` with the still unpaired
     /// `new` elements at `newCandidates`, by identity, repeats in order of appearance.
-    mutating func pair<Element: Diffable, OldIndices: BidirectionalCollection<Int>, NewIndices: Collection<Int>>(
-        old: [Element], _ oldCandidates: OldIndices, new: [Element], _ newCandidates: NewIndices
+    mutating func pair<Element: Diffable>(
+        old: [Element], _ oldCandidates: Range<Int>, new: [Element], _ newCandidates: Range<Int>
     ) {
         guard !oldCandidates.isEmpty, !newCandidates.isEmpty else { return }
-        var table = IdentityTable(elements: old, capacityFor: oldCandidates.count)
+        var table = IdentityTable<Element.Identity>(capacityFor: oldCandidates.count)
+        var oldToNew = take(&self.oldToNew)
+        var newToOld = take(&self.newToOld)
+        var nextRepeat = take(&self.nextRepeat)
+        defer {
+            self.oldToNew = oldToNew
+            self.newToOld = newToOld
+            self.nextRepeat = nextRepeat
+        }
         // Pushing from the back leaves each chain of repeats in order of appearance.
         for oldIndex in oldCandidates.reversed() where oldToNew[oldIndex] < 0 {
-            nextRepeat[oldIndex] = table.push(oldIndex)
+            let element = old[oldIndex]
+            nextRepeat[oldIndex] = table.push(oldIndex, identity: element.identity, hash: element.identityHash)
         }
         for newIndex in newCandidates where newToOld[newIndex] < 0 {
-            guard let slot = table.slot(of: new[newIndex]) else { continue }
+            let element = new[newIndex]
+            guard let slot = table.slot(of: element.identity, hash: element.identityHash) else { continue }
             let head = table.head(at: slot)
             guard head >= 0 else { continue }
             oldToNew[Int(head)] = Int32(newIndex)
@@ -53,4 +69,11 @@ struct Pairing {
             table.setHead(nextRepeat[Int(head)], at: slot)
         }
     }
+}
+
+/// Moves the array out of `array`, leaving it empty, so it can be changed without a copy.
+private func take(_ array: inout [Int32]) -> [Int32] {
+    var taken: [Int32] = []
+    swap(&taken, &array)
+    return taken
 }

@@ -52,19 +52,34 @@ struct FingerprintHasher {
         combine(fingerprint.low)
     }
 
-    /// Hashes `bytes` eight at a time, then their length (so padding cannot collide).
+    /// Hashes `bytes` sixteen at a time (each lane takes both words, as wyhash does), after
+    /// their length, so inputs of different lengths never share a padded tail.
     mutating func combine(bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        first ^= UInt64(count) &* 0x9E37_79B9_7F4A_7C15
         var offset = 0
-        while offset + 8 <= bytes.count {
+        while offset + 16 <= count {
+            let word0 = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let word1 = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+            first = Self.mix(first ^ word0, 0xA076_1D64_78BD_642F ^ word1)
+            second = Self.mix(second ^ word1, 0x8EBC_6AF0_9C88_C6E3 ^ word0)
+            offset += 16
+        }
+        if count - offset > 8 {
             combine(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
-        if offset < bytes.count {
-            var tail: UInt64 = 0
-            for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
-            combine(tail)
+        if offset < count {
+            // The last (up to) eight bytes; reading them overlapped with the ones before is
+            // fine, since the length is already in the hash.
+            if count >= 8 {
+                combine(bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            } else {
+                var tail: UInt64 = 0
+                for index in offset..<count { tail = tail << 8 | UInt64(bytes[index]) }
+                combine(tail)
+            }
         }
-        combine(UInt64(bytes.count))
     }
 
     func finalize() -> Fingerprint {
@@ -79,7 +94,7 @@ enum ValueKind: UInt8 {
 
 extension Fingerprint {
     /// The fingerprint of the JSON string whose decoded UTF-8 is `bytes`.
-    static func string(_ bytes: UnsafeRawBufferPointer) -> Fingerprint {
+    public static func string(_ bytes: UnsafeRawBufferPointer) -> Fingerprint {
         var hasher = FingerprintHasher(tag: UInt64(ValueKind.string.rawValue))
         hasher.combine(bytes: bytes)
         return hasher.finalize()

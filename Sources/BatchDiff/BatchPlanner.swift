@@ -1,0 +1,145 @@
+/// Turns pairings of sections and rows into a batch that UIKit accepts, on indexes alone.
+///
+/// 1. Paired sections that keep their relative order (a longest increasing subsequence,
+///    preferring sections that change inside) stay; the other paired sections move.
+/// 2. A moving section must not change inside (UIKit crashes on row operations in a moving
+///    section): one that does is sent as a section delete plus a section insert.
+/// 3. Within each staying section, the rows that keep their relative order stay (reloaded
+///    if their content changed); the others move, or are deleted and inserted again when
+///    their content also changed (a reload of a moving row collides with the move).
+struct BatchPlanner {
+    let old: CollectionShape
+    let new: CollectionShape
+    private var sections: Pairing
+    private var rows: Pairing
+    /// For each old row: whether it is paired and its partner has the same content.
+    private var rowUnchanged: [Bool]
+    /// For each old section: whether it is paired and its partner has the same header.
+    private let headerUnchanged: [Bool]
+    private let allowsMoves: Bool
+    /// For each new section: whether it moves.
+    private var moving: [Bool]
+
+    init(
+        old: CollectionShape, new: CollectionShape, sections: Pairing, rows: Pairing,
+        rowUnchanged: [Bool], headerUnchanged: [Bool], allowsMoves: Bool
+    ) {
+        self.old = old
+        self.new = new
+        self.sections = sections
+        self.rows = rows
+        self.rowUnchanged = rowUnchanged
+        self.headerUnchanged = headerUnchanged
+        self.allowsMoves = allowsMoves
+        moving = [Bool](repeating: false, count: new.sectionCount)
+    }
+
+    /// Decides which sections move, and unpairs those that cannot (they change inside, or
+    /// moves are off), with their rows.
+    mutating func settleSectionMoves() {
+        let paired = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil }
+        guard paired.count > 1 else { return }
+        // Among the longest runs, the one that keeps the most sections changing inside wins.
+        let weights = paired.map { paired.count + 1 + (isUnchangedInside(new: $0) ? 0 : 1) }
+        let staying = heaviestIncreasingSubsequence(paired.map { sections.partner(ofNew: $0)! }, weights: weights)
+        for (position, newSection) in paired.enumerated() where !staying[position] {
+            if allowsMoves && isUnchangedInside(new: newSection) {
+                moving[newSection] = true
+                continue
+            }
+            let oldSection = sections.partner(ofNew: newSection)!
+            for index in old.rows(of: oldSection) { rows.unpair(old: index) }
+            sections.unpair(old: oldSection)
+        }
+    }
+
+    /// Whether a paired new section holds the same rows as its old partner, in the same
+    /// order, unchanged.
+    private func isUnchangedInside(new newSection: Int) -> Bool {
+        let oldRows = old.rows(of: sections.partner(ofNew: newSection)!)
+        let newRows = new.rows(of: newSection)
+        guard oldRows.count == newRows.count else { return false }
+        return zip(oldRows, newRows).allSatisfy { rows.partner(ofOld: $0) == $1 && rowUnchanged[$0] }
+    }
+
+    /// The rows left unpaired in staying sections (paired, not moving), old and new, each
+    /// in collection order.
+    func unpairedRowsOfStayingSections() -> (old: [Int], new: [Int]) {
+        let staying = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil && !moving[$0] }
+        guard staying.count > 1 else { return ([], []) }
+        let oldRows = staying.map { sections.partner(ofNew: $0)! }.sorted().flatMap { old.rows(of: $0) }
+        let newRows = staying.flatMap { new.rows(of: $0) }
+        return (oldRows.filter { rows.partner(ofOld: $0) == nil }, newRows.filter { rows.partner(ofNew: $0) == nil })
+    }
+
+    /// Pairs two rows of different staying sections.
+    mutating func pairRows(old oldIndex: Int, new newIndex: Int, unchanged: Bool) {
+        rows.pair(old: oldIndex, new: newIndex)
+        rowUnchanged[oldIndex] = unchanged
+    }
+
+    func batch() -> SectionedBatch {
+        SectionedBatch(sections: sectionChanges(), rows: rowChanges(), oldCounts: old.counts, newCounts: new.counts)
+    }
+
+    private func sectionChanges() -> SectionChanges {
+        var changes = SectionChanges()
+        changes.deleted = (0..<old.sectionCount).filter { sections.partner(ofOld: $0) == nil }
+        for newSection in 0..<new.sectionCount {
+            guard let oldSection = sections.partner(ofNew: newSection) else {
+                changes.inserted.append(newSection)
+                continue
+            }
+            if moving[newSection] { changes.moved.append(Move(from: oldSection, to: newSection)) }
+            if !headerUnchanged[oldSection] { changes.updated.append(newSection) }
+        }
+        changes.moved.sort { $0.from < $1.from }
+        return changes
+    }
+
+    private func rowChanges() -> RowChanges<IndexPath> {
+        var changes = RowChanges<IndexPath>()
+        func moveOrReplace(old oldIndex: Int, at oldPath: IndexPath, new newPath: IndexPath) {
+            if allowsMoves && rowUnchanged[oldIndex] {
+                changes.moved.append(Move(from: oldPath, to: newPath))
+            } else {
+                changes.deleted.append(oldPath)
+                changes.inserted.append(newPath)
+            }
+        }
+        var stayCandidates: [(old: Int, new: Int)] = []
+        for newSection in 0..<new.sectionCount where !moving[newSection] {
+            guard let oldSection = sections.partner(ofNew: newSection) else { continue }
+            let oldRows = old.rows(of: oldSection)
+            for oldIndex in oldRows where rows.partner(ofOld: oldIndex) == nil {
+                changes.deleted.append(old.path(of: oldIndex, in: oldSection))
+            }
+            stayCandidates.removeAll(keepingCapacity: true)
+            for newIndex in new.rows(of: newSection) {
+                guard let oldIndex = rows.partner(ofNew: newIndex) else {
+                    changes.inserted.append(new.path(of: newIndex, in: newSection))
+                    continue
+                }
+                if oldRows.contains(oldIndex) {
+                    stayCandidates.append((oldIndex, newIndex))
+                } else {
+                    moveOrReplace(old: oldIndex, at: old.path(of: oldIndex), new: new.path(of: newIndex, in: newSection))
+                }
+            }
+            let staying = longestIncreasingSubsequence(stayCandidates.map(\.old))
+            for (position, pair) in stayCandidates.enumerated() {
+                let oldPath = old.path(of: pair.old, in: oldSection)
+                if !staying[position] {
+                    moveOrReplace(old: pair.old, at: oldPath, new: new.path(of: pair.new, in: newSection))
+                } else if !rowUnchanged[pair.old] {
+                    changes.reloaded.append(oldPath)
+                }
+            }
+        }
+        changes.deleted.sort()
+        changes.inserted.sort()
+        changes.reloaded.sort()
+        changes.moved.sort { $0.from < $1.from }
+        return changes
+    }
+}
