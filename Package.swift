@@ -7,7 +7,7 @@ let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-opti
 
 let package = Package(
     name: "BatchDiff",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "BatchDiff", targets: ["BatchDiff"]),
         .library(name: "BatchDiffJSON", targets: ["BatchDiffJSON"]),

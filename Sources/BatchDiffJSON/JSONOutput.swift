@@ -78,3 +78,19 @@ public struct JSONOutput: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 }
+
+extension JSONOutput {
+    /// Appends the object `value` without its member named `excluded`, members as written.
+    public mutating func object(_ value: JSONValue, without excluded: String) {
+        raw("{")
+        var first = true
+        for (key, member) in value.members where key.string != excluded {
+            if !first { raw(",") }
+            first = false
+            raw(key.text)
+            raw(":")
+            raw(member.text)
+        }
+        raw("}")
+    }
+}

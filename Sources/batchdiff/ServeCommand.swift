@@ -1,11 +1,145 @@
 import ArgumentParser
+import BatchDiffService
+import Dispatch
+import Foundation
+import HTTPServer
+import Logging
 
+/// `batchdiff serve`: runs the HTTP server until SIGTERM or SIGINT.
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the HTTP server.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP server. Every flag can also be set with the environment variable shown."
+    )
+
+    @Option(help: "Address to listen on (BATCHDIFF_HOST).")
+    var host = Environment.string("BATCHDIFF_HOST", default: "127.0.0.1")
+
+    @Option(help: "Port to listen on; 0 picks a free one (BATCHDIFF_PORT).")
+    var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
+
+    @Option(help: "Largest request body, in bytes (BATCHDIFF_BODY_LIMIT).")
+    var bodyLimit = Environment.integer("BATCHDIFF_BODY_LIMIT", default: 32 << 20)
+
+    @Option(help: "Connections served at once (BATCHDIFF_MAX_CONNECTIONS).")
+    var maxConnections = Environment.integer("BATCHDIFF_MAX_CONNECTIONS", default: 4096)
+
+    @Option(help: "Seconds a connection may stay idle before it is closed (BATCHDIFF_CONNECTION_TIMEOUT).")
+    var connectionTimeout = Environment.integer("BATCHDIFF_CONNECTION_TIMEOUT", default: 15)
+
+    @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
+    var threads = Environment.integer("BATCHDIFF_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (BATCHDIFF_LOG_LEVEL).")
+    var logLevel = Environment.string("BATCHDIFF_LOG_LEVEL", default: "info")
+
+    @Option(help: "Bearer token that PUT and DELETE need (BATCHDIFF_WRITE_TOKEN).")
+    var writeToken: String?
+
+    @Option(help: "Bearer token that reads need (BATCHDIFF_READ_TOKEN).")
+    var readToken: String?
+
+    @Option(help: "Versions kept per feed (BATCHDIFF_MAX_VERSIONS).")
+    var maxVersions = Environment.integer("BATCHDIFF_MAX_VERSIONS", default: 64)
+
+    @Option(help: "Bytes all feeds may hold (BATCHDIFF_MAX_FEED_MEMORY).")
+    var maxFeedMemory = Environment.integer("BATCHDIFF_MAX_FEED_MEMORY", default: 512 << 20)
+
+    @Option(help: "Longest long-poll wait, in seconds (BATCHDIFF_MAX_WAIT).")
+    var maxWait = Environment.integer("BATCHDIFF_MAX_WAIT", default: 60)
+
+    @Option(help: "Seconds to let requests in flight finish at shutdown (BATCHDIFF_SHUTDOWN_GRACE).")
+    var shutdownGrace = Environment.integer("BATCHDIFF_SHUTDOWN_GRACE", default: 10)
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        for (name, value) in [("--body-limit", bodyLimit), ("--max-connections", maxConnections), ("--threads", threads),
+                              ("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
+            throw ValidationError("\(name) must be at least 1")
+        }
+        for (name, value) in [("--connection-timeout", connectionTimeout), ("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
+            throw ValidationError("\(name) must not be negative")
+        }
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel)!
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "batchdiff")
+        MemoryTuning.keepFreedMemory()
+
+        var service = ServiceConfiguration()
+        service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
+        service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
+        service.maxVersionsPerFeed = maxVersions
+        service.maxFeedMemory = maxFeedMemory
+        service.maxWait = maxWait
+        service.bodyLimit = bodyLimit
+        let batchDiff = BatchDiffService(configuration: service, logger: logger)
+
+        var http = HTTPServerConfiguration()
+        http.host = host
+        http.port = port
+        http.bodyLimit = bodyLimit
+        http.connectionLimit = maxConnections
+        http.connectionTimeout = connectionTimeout
+        http.threads = threads
+
+        // Signals are taken as events, not by the default action (which would kill PID 1 in a container).
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let stop = DispatchSemaphore(value: 0)
+        let signals = [SIGTERM, SIGINT].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                configuration: http, handler: batchDiff.handle, refusal: batchDiff.refusal, observer: batchDiff.observe
+            )
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        print("batchdiff listening on http://\(shownHost):\(server.port)")
+        fflush(nil)
+        logger.notice("listening", metadata: ["host": "\(host)", "port": "\(server.port)", "threads": "\(threads)"])
+
+        stop.wait()
+        logger.notice("shutting down: finishing requests in flight")
+        server.shutdown(grace: .seconds(shutdownGrace), release: batchDiff.releaseParkedRequests)
+        signals.forEach { $0.cancel() }
+        logger.notice("stopped")
+    }
 }
 
+/// `batchdiff healthcheck`: exits 0 when the server answers `GET /healthz` with 200.
 struct HealthcheckCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "healthcheck", abstract: "Exit 0 when the server answers GET /healthz with 200.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        commandName: "healthcheck",
+        abstract: "Exit 0 when the server answers GET /healthz with 200 (for container health checks)."
+    )
+
+    @Option(help: "The server's address (BATCHDIFF_HOST).")
+    var host = Environment.string("BATCHDIFF_HOST", default: "127.0.0.1")
+
+    @Option(help: "The server's port (BATCHDIFF_PORT).")
+    var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
+
+    func run() throws {
+        let status = HealthProbe.status(host: host, port: port)
+        guard status == 200 else {
+            throw CommandFailure("GET /healthz on \(host):\(port): \(status.map { "status \($0)" } ?? "no answer")")
+        }
+    }
 }

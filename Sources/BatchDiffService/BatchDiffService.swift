@@ -1,0 +1,136 @@
+import BatchDiff
+import BatchDiffJSON
+import HTTPServer
+import Logging
+
+/// The BatchDiff service: `POST /diff`, feeds with long polls, health and metrics, every
+/// error a problem document. Thread-safe: the server calls it from all its threads.
+public final class BatchDiffService: Sendable {
+    let configuration: ServiceConfiguration
+    let feeds: FeedStore
+    private let metrics = Metrics()
+    private let logger: Logger
+
+    public init(configuration: ServiceConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        feeds = FeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory)
+    }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
+        guard let route = Route(path: request.path) else { return .now(Problem.notFound(request.path).response) }
+        guard route.methods.contains(request.method) else {
+            return .now(Problem.methodNotAllowed(request.method, request.path, allowed: route.methods).response)
+        }
+        do {
+            switch (route, request.method) {
+            case (.health, _):
+                return .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
+            case (.metrics, _):
+                return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
+            case (.diff, _):
+                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                return .now(try diff(request))
+            case (.feeds, _):
+                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                return .now(listFeeds())
+            case (.feed(let id), "PUT"):
+                try authorize(request, tokens: [configuration.writeToken])
+                return .now(try putFeed(id, request))
+            case (.feed(let id), "DELETE"):
+                try authorize(request, tokens: [configuration.writeToken])
+                return .now(try deleteFeed(id))
+            case (.feed(let id), _):
+                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                return .now(try getFeed(id, request))
+            case (.changes(let id), _):
+                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                return try changes(id, request)
+            }
+        } catch {
+            return .now(error.response)
+        }
+    }
+
+    /// The answer to requests the server refuses by itself.
+    public func refusal(_ refusal: HTTPServerRefusal) -> HTTPResponse {
+        switch refusal {
+        case .bodyTooLarge(let limit): Problem.bodyTooLarge(limit: limit).response
+        case .shuttingDown: Problem.shuttingDown.response
+        }
+    }
+
+    /// Records a finished request: one log line and the metrics (never the body).
+    public func observe(_ exchange: HTTPExchange) {
+        let route = Route(path: exchange.path)?.label ?? "other"
+        metrics.record(route: route, method: exchange.method, status: exchange.status, seconds: exchange.seconds,
+                       bytesIn: exchange.bytesIn, bytesOut: exchange.bytesOut)
+        logger.info("\(exchange.method) \(exchange.path) \(exchange.status) \(Int(exchange.seconds * 1e6))us in=\(exchange.bytesIn) out=\(exchange.bytesOut)")
+    }
+
+    /// Answers every parked long poll now, with what there is (at shutdown).
+    public func releaseParkedRequests() {
+        feeds.releaseWaiters()
+    }
+
+    private func renderMetrics() -> String {
+        let all = feeds.all
+        return metrics.render(gauges: [
+            ("batchdiff_feeds", "Feeds held.", all.count),
+            ("batchdiff_feed_versions", "Versions retained across feeds.", all.reduce(0) { $0 + $1.versionCount }),
+            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", all.reduce(0) { $0 + $1.byteEstimate }),
+            ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", all.reduce(0) { $0 + $1.waiterCount }),
+        ])
+    }
+
+    /// Checks the bearer token when one of `tokens` is configured: 401 without, 403 wrong.
+    private func authorize(_ request: HTTPRequest, tokens: [String?]) throws(Problem) {
+        let configured = tokens.compactMap { $0 }
+        guard !configured.isEmpty else { return }
+        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
+            throw Problem.unauthorized
+        }
+        let offered = Array(header.utf8.dropFirst(7))
+        // Every configured token is compared, in full, so timing tells nothing.
+        let matches = configured.map { constantTimeEqual(offered, Array($0.utf8)) }
+        guard matches.contains(true) else { throw Problem.forbidden }
+    }
+
+    /// The body as a JSON document, after the content type is checked.
+    func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
+        if let contentType = request.header("content-type") {
+            let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+                throw Problem.unsupportedMediaType(contentType)
+            }
+        }
+        do {
+            return try JSONDocument(bytes: request.body)
+        } catch {
+            throw Problem.malformedJSON(error)
+        }
+    }
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
+    for index in 0..<max(lhs.count, rhs.count) {
+        difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
+    }
+    return difference == 0
+}
+
+extension HTTPResponse {
+    static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+}
+
+extension Error {
+    /// This error as a response: its problem document, or a 500 for anything unforeseen.
+    var response: HTTPResponse {
+        (self as? Problem ?? Problem(status: 500, code: "internal_error", title: "Internal error", detail: "\(self)")).response
+    }
+}

@@ -1,0 +1,49 @@
+import BatchDiff
+import BatchDiffJSON
+
+/// A version of a feed as kept once it is no longer the latest: only fingerprints, which
+/// are all a diff needs (the values a client gets come from the latest snapshot).
+struct StoredVersion {
+    let number: Int
+    /// A store-wide sequence number: smaller is older, across feeds.
+    let sequence: Int
+    /// The sections' header fingerprints; `nil` for a list.
+    let headers: [RowPrint]?
+    let rowCounts: [Int]
+    /// Pool indexes of every row, sections one after the other.
+    var rows: [UInt32]
+
+    init(number: Int, sequence: Int, collection: JSONCollection, pool: inout RowPrintPool) {
+        self.number = number
+        self.sequence = sequence
+        switch collection {
+        case .list(let items):
+            headers = nil
+            rowCounts = [items.count]
+            rows = items.map { pool.intern(RowPrint(identity: $0.identity, content: $0.content)) }
+        case .sectioned(let sections):
+            headers = sections.map { RowPrint(identity: $0.header.identity, content: $0.header.content) }
+            rowCounts = sections.map(\.items.count)
+            rows = sections.flatMap { $0.items.map { pool.intern(RowPrint(identity: $0.identity, content: $0.content)) } }
+        }
+    }
+
+    var byteEstimate: Int { 96 + rows.count * 4 + rowCounts.count * 8 + (headers?.count ?? 0) * 32 }
+
+    /// The version as a collection the differ can read (no text behind it).
+    func collection(_ pool: RowPrintPool) -> JSONCollection {
+        let items = rows.map { row in
+            let print = pool.prints[Int(row)]
+            return JSONItem(identity: print.identity, content: print.content, span: 0..<0)
+        }
+        guard let headers else { return .list(items) }
+        var next = 0
+        return .sectioned(zip(headers, rowCounts).map { header, count in
+            defer { next += count }
+            return Section(
+                header: JSONSectionHeader(identity: header.identity, content: header.content, span: 0..<0),
+                items: Array(items[next..<(next + count)])
+            )
+        })
+    }
+}

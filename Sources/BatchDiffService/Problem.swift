@@ -1,0 +1,109 @@
+import BatchDiffJSON
+import HTTPServer
+
+/// An RFC 9457 problem document: what went wrong, where, with a stable code.
+struct Problem: Error {
+    var status: Int
+    /// Stable snake_case code; the document's `type` is `urn:batchdiff:<code>`.
+    var code: String
+    var title: String
+    /// What and where, so a person can act on it.
+    var detail: String
+    /// Extra response headers (`Allow` for 405).
+    var headers: [(name: String, value: String)] = []
+    /// Extra members, written as given (e.g. `latest` for 410).
+    var extraMembers: [(name: String, value: Int)] = []
+
+    var response: HTTPResponse {
+        var output = JSONOutput()
+        output.raw("{\"type\":")
+        output.string("urn:batchdiff:\(code)")
+        output.raw(",\"title\":")
+        output.string(title)
+        output.raw(",\"status\":")
+        output.integer(status)
+        output.raw(",\"detail\":")
+        output.string(detail)
+        output.raw(",\"code\":")
+        output.string(code)
+        for member in extraMembers {
+            output.raw(",")
+            output.string(member.name)
+            output.raw(":")
+            output.integer(member.value)
+        }
+        output.raw("}")
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: output.bytes)
+    }
+}
+
+extension Problem {
+    static func malformedJSON(_ error: JSONSyntaxError) -> Problem {
+        Problem(status: 400, code: "malformed_json", title: "Malformed JSON", detail: error.description)
+    }
+
+    static func badQuery(_ detail: String) -> Problem {
+        Problem(status: 400, code: "invalid_query", title: "Invalid query parameter", detail: detail)
+    }
+
+    static func wrongShape(_ error: CollectionShapeError) -> Problem {
+        Problem(status: 422, code: "invalid_shape", title: "JSON of the wrong shape", detail: error.description)
+    }
+
+    static func wrongShape(_ detail: String) -> Problem {
+        Problem(status: 422, code: "invalid_shape", title: "JSON of the wrong shape", detail: detail)
+    }
+
+    static func notFound(_ path: String) -> Problem {
+        Problem(status: 404, code: "not_found", title: "Not found", detail: "no route for \(path)")
+    }
+
+    static func methodNotAllowed(_ method: String, _ path: String, allowed: [String]) -> Problem {
+        Problem(
+            status: 405, code: "method_not_allowed", title: "Method not allowed",
+            detail: "\(method) is not allowed on \(path); use \(allowed.joined(separator: ", "))",
+            headers: [("Allow", allowed.joined(separator: ", "))]
+        )
+    }
+
+    static func unsupportedMediaType(_ contentType: String) -> Problem {
+        Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+                detail: "the body must be application/json, not \(contentType)")
+    }
+
+    static func bodyTooLarge(limit: Int) -> Problem {
+        Problem(status: 413, code: "body_too_large", title: "Body too large",
+                detail: "the body is larger than the limit of \(limit) bytes")
+    }
+
+    static let shuttingDown = Problem(status: 503, code: "shutting_down", title: "Shutting down",
+                                      detail: "the server is shutting down; retry on another instance")
+}
+
+extension Problem {
+    static func feedNotFound(_ id: String) -> Problem {
+        Problem(status: 404, code: "feed_not_found", title: "Feed not found", detail: "there is no feed \(id)")
+    }
+
+    static func invalidFeedID(_ id: String) -> Problem {
+        Problem(status: 400, code: "invalid_feed_id", title: "Invalid feed id",
+                detail: "feed ids are 1 to 128 characters of A-Z a-z 0-9 . _ -, not \(id.prefix(140).debugDescription)")
+    }
+
+    static func versionGone(feed: String, since: Int, latest: Int) -> Problem {
+        Problem(status: 410, code: "version_gone", title: "Version no longer retained",
+                detail: "version \(since) of feed \(feed) is no longer retained; fetch the whole feed (latest is \(latest))",
+                extraMembers: [("latest", latest)])
+    }
+
+    static func preconditionFailed(_ detail: String) -> Problem {
+        Problem(status: 412, code: "precondition_failed", title: "Precondition failed", detail: detail)
+    }
+
+    static let unauthorized = Problem(
+        status: 401, code: "unauthorized", title: "Unauthorized",
+        detail: "this request needs an Authorization: Bearer <token> header", headers: [("WWW-Authenticate", "Bearer")]
+    )
+
+    static let forbidden = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "the bearer token is not valid here")
+}

@@ -1,0 +1,40 @@
+/// An HTTP response as plain Swift values.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Headers in order; `Content-Length` is added by the server.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What a handler makes of a request: an answer now, or later (a long poll).
+public enum HTTPReply: Sendable {
+    /// Answer at once.
+    case now(HTTPResponse)
+    /// Park the request without holding a thread; `park` receives the ``PendingResponse``
+    /// to answer through, from any thread, whenever the answer is ready.
+    case later(park: @Sendable (PendingResponse) -> Void)
+}
+
+/// Why the server answered a request by itself, without the handler.
+public enum HTTPServerRefusal: Sendable {
+    /// The body passed the size limit (`Content-Length` or bytes read).
+    case bodyTooLarge(limit: Int)
+    /// The server is shutting down.
+    case shuttingDown
+}
+
+/// One finished request, for logs and metrics.
+public struct HTTPExchange: Sendable {
+    public var method: String
+    public var path: String
+    public var status: Int
+    public var seconds: Double
+    public var bytesIn: Int
+    public var bytesOut: Int
+}

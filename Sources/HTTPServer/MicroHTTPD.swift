@@ -1,0 +1,135 @@
+import CMicroHTTPD
+import CMicroHTTPDShim
+import Foundation
+import Synchronization
+
+// Every unsafe pointer and C callback of the server lives in this file: libmicrohttpd's
+// daemon, connections and per-request state cross into Swift here and nowhere else.
+
+/// A libmicrohttpd connection handle, valid while its request is being served.
+struct Connection: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    func suspend() { MHD_suspend_connection(pointer) }
+    func resume() { MHD_resume_connection(pointer) }
+
+    /// The request headers by lowercased name, the first of repeats.
+    func headers() -> [String: String] { values(.HEADER_KIND, lowercasingNames: true) }
+
+    /// The query arguments, percent-decoded, by name as sent, the first of repeats.
+    func queryArguments() -> [String: String] { values(.GET_ARGUMENT_KIND, lowercasingNames: false) }
+
+    private func values(_ kind: MHD_ValueKind, lowercasingNames: Bool) -> [String: String] {
+        var collected = (values: [String: String](), lowercase: lowercasingNames)
+        withUnsafeMutablePointer(to: &collected) { collected in
+            _ = MHD_get_connection_values(pointer, kind, { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let collected = cls.assumingMemoryBound(to: (values: [String: String], lowercase: Bool).self)
+                let name = collected.pointee.lowercase ? String(cString: key).lowercased() : String(cString: key)
+                if collected.pointee.values[name] == nil {
+                    collected.pointee.values[name] = value.map { String(cString: $0) } ?? ""
+                }
+                return .YES
+            }, collected)
+        }
+        return collected.values
+    }
+
+    /// Sends `response`; the connection closes afterwards when `close` is set.
+    @discardableResult
+    func queue(_ response: HTTPResponse, close: Bool) -> MHD_Result {
+        let handle = response.body.withUnsafeBytes { body in
+            MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let handle else { return .NO }
+        defer { MHD_destroy_response(handle) }
+        for header in response.headers { MHD_add_response_header(handle, header.name, header.value) }
+        if close { MHD_add_response_header(handle, "Connection", "close") }
+        return MHD_queue_response(pointer, UInt32(response.status), handle)
+    }
+}
+
+/// A running libmicrohttpd daemon.
+struct Daemon: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Starts a daemon that calls `router` for every request.
+    static func start(_ configuration: HTTPServerConfiguration, router: RequestRouter) throws -> Daemon {
+        var error = [CChar](repeating: 0, count: 256)
+        let context = Unmanaged.passUnretained(router).toOpaque()
+        let daemon = configuration.host.withCString { host in
+            var config = bd_daemon_config(
+                host: host, port: UInt16(clamping: configuration.port), threads: UInt32(max(1, configuration.threads)),
+                connection_limit: UInt32(clamping: configuration.connectionLimit),
+                connection_timeout: UInt32(clamping: configuration.connectionTimeout),
+                connection_memory_limit: configuration.headerMemoryLimit
+            )
+            return bd_start_daemon(&config, accessHandler, context, requestCompleted, context, &error, error.count)
+        }
+        guard let daemon else { throw HTTPServerError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        return Daemon(pointer: daemon)
+    }
+
+    var port: Int { Int(bd_daemon_port(pointer)) }
+
+    /// Stops accepting connections; those open are served on.
+    func quiesce() {
+        let socket = MHD_quiesce_daemon(pointer)
+        if socket >= 0 { close(socket) }
+    }
+
+    func stop() { MHD_stop_daemon(pointer) }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// The state of one request between libmicrohttpd's calls: the body read so far, whether
+/// it was answered, and the pending answer of a parked request.
+final class RequestState {
+    let method: String
+    let path: String
+    let started = ContinuousClock.now
+    var body: [UInt8] = []
+    var bytesIn = 0
+    var answered = false
+    var status = 0
+    var bytesOut = 0
+    var pending: PendingResponse?
+
+    init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
+    let router = Unmanaged<RequestRouter>.fromOpaque(cls).takeUnretainedValue()
+    let connectionHandle = Connection(pointer: connection)
+    guard let existing = requestContext.pointee else {
+        let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        let contentLength = bd_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
+        router.begin(state, connection: connectionHandle, contentLength: contentLength)
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if uploadDataSize.pointee > 0 {
+        let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
+        uploadDataSize.pointee = 0
+        router.receive(chunk, for: state, connection: connectionHandle)
+        return .YES
+    }
+    router.finish(state, connection: connectionHandle)
+    return .YES
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+    guard let cls, let requestContext, let existing = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
+    Unmanaged<RequestRouter>.fromOpaque(cls).takeUnretainedValue().complete(state)
+}

@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The Swift side of the server: reads bodies within the limit, turns each request into an
+/// ``HTTPRequest`` for the handler, parks long polls, refuses what must be refused, and
+/// reports every finished exchange. libmicrohttpd calls it through ``Daemon``.
+final class RequestRouter: Sendable {
+    let handler: @Sendable (HTTPRequest) -> HTTPReply
+    let refusal: @Sendable (HTTPServerRefusal) -> HTTPResponse
+    let observer: @Sendable (HTTPExchange) -> Void
+    let bodyLimit: Int
+    private let draining = Atomic<Bool>(false)
+    private let inFlight = Atomic<Int>(0)
+
+    init(
+        bodyLimit: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
+        refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
+    ) {
+        self.bodyLimit = bodyLimit
+        self.handler = handler
+        self.refusal = refusal
+        self.observer = observer
+    }
+
+    /// Requests begun and not completed yet (parked ones included).
+    var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+
+    /// From now on, every new request is refused with 503.
+    func startDraining() { draining.store(true, ordering: .releasing) }
+
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    func begin(_ state: RequestState, connection: Connection, contentLength: Int?) {
+        inFlight.add(1, ordering: .relaxed)
+        if isDraining {
+            answer(state, with: refusal(.shuttingDown), on: connection, close: true)
+        } else if let contentLength, contentLength > bodyLimit {
+            answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+        }
+    }
+
+    func receive(_ chunk: UnsafeRawBufferPointer, for state: RequestState, connection: Connection) {
+        state.bytesIn += chunk.count
+        guard !state.answered else { return }  // refused already: the rest is read and dropped
+        guard state.body.count + chunk.count <= bodyLimit else {
+            state.body = []
+            answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+            return
+        }
+        state.body.append(contentsOf: chunk)
+    }
+
+    func finish(_ state: RequestState, connection: Connection) {
+        if let pending = state.pending {
+            if let response = pending.response { answer(state, with: response, on: connection, close: isDraining) }
+            return
+        }
+        guard !state.answered else { return }
+        let request = HTTPRequest(
+            method: state.method, path: state.path,
+            headers: connection.headers(),
+            query: connection.queryArguments(),
+            body: state.body
+        )
+        state.body = []
+        switch handler(request) {
+        case .now(let response):
+            answer(state, with: response, on: connection, close: isDraining)
+        case .later(let park):
+            let pending = PendingResponse(resume: connection.resume)
+            state.pending = pending
+            connection.suspend()
+            park(pending)
+        }
+    }
+
+    private func answer(_ state: RequestState, with response: HTTPResponse, on connection: Connection, close: Bool) {
+        state.answered = true
+        state.status = response.status
+        state.bytesOut = response.body.count
+        connection.queue(response, close: close)
+    }
+
+    func complete(_ state: RequestState) {
+        inFlight.subtract(1, ordering: .relaxed)
+        let elapsed = ContinuousClock.now - state.started
+        observer(HTTPExchange(
+            method: state.method, path: state.path, status: state.answered ? state.status : 0,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            bytesIn: state.bytesIn, bytesOut: state.bytesOut
+        ))
+    }
+}
