@@ -3,7 +3,7 @@
 # scripts/docker-check.sh checks the runtime stage without a Docker engine and parses this
 # file (runtime stage: FROM, RUN, COPY --from=build, USER, ENV, HEALTHCHECK, ENTRYPOINT,
 # CMD), so keep those instructions in the simple forms used here.
-ARG SWIFT_IMAGE=swift:6.1-bookworm
+ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \

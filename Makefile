@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-loadtest deps-docker build release run test api-check bench loadtest docker-check clean
+.PHONY: deps deps-loadtest deps-docker build release run test api-check bench bench-memory loadtest docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev pkg-config)
@@ -42,8 +42,16 @@ test: deps build
 api-check: build
 	scripts/api-check.sh
 
+# The server keeps freed memory for reuse (mallopt at start); the benchmark gets the same
+# allocator settings from the environment.
+BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=536870912
+
 bench: release
-	.build/release/BatchDiffBenchmark
+	$(BENCH_ENV) .build/release/BatchDiffBenchmark
+	$(BENCH_ENV) .build/release/BatchDiffBenchmark e2e .build/release/batchdiff
+
+bench-memory: release
+	scripts/bench-memory.py
 
 loadtest: deps-loadtest release
 	scripts/loadtest.sh

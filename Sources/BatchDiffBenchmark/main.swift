@@ -59,6 +59,12 @@ func format(_ milliseconds: Double) -> String { String(format: "%.2f ms", millis
 let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 7
 let baselineRuns = Int(ProcessInfo.processInfo.environment["BENCH_BASELINE_RUNS"] ?? "") ?? 5
 var rng = SystemRandomNumberGenerator()
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "e2e" {
+    let workload = ListWorkload(count: 100_000, deleted: 20_000..<30_000, inserted: 30_000..<40_000, shuffled: 0..<2_000, using: &rng)
+    try EndToEnd.run(serverBinary: CommandLine.arguments[2], workload: workload, runs: runs)
+    exit(0)
+}
+
 report("BatchDiff differ benchmark (release build), median of \(runs) runs; baseline: stdlib difference(from:).inferringMoves(), median of \(baselineRuns)")
 report("")
 
