@@ -66,7 +66,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let level = Logger.Level(rawValue: logLevel)!
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = BufferedLogHandler(label: label)
             handler.logLevel = level
             return handler
         }
@@ -120,6 +120,7 @@ struct ServeCommand: ParsableCommand {
         server.shutdown(grace: .seconds(shutdownGrace), release: batchDiff.releaseParkedRequests)
         signals.forEach { $0.cancel() }
         logger.notice("stopped")
+        BufferedLogHandler.sink.flush()
     }
 }
 
