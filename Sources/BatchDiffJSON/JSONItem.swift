@@ -1,13 +1,16 @@
 import BatchDiff
 
-/// A row read from JSON: the fingerprints of its identity and of its whole content, and
-/// where its text stands in the document it came from.
-public struct JSONItem: Diffable, Hashable, Sendable {
-    /// The identity member's value, or the whole item when it has none.
+/// A row or a section header read from JSON: the fingerprints of its identity and of its
+/// content, and where its text stands in the document it came from.
+///
+/// For a row, the content is the whole item; for a section header, every member of the
+/// section but `items`, and the span is the whole section's text.
+public struct JSONElement: Diffable, Hashable, Sendable {
+    /// The identity member's value, or the whole content when there is none.
     public var identity: Fingerprint
-    /// The whole item, in canonical form.
+    /// The content, in canonical form.
     public var content: Fingerprint
-    /// The byte span of the item's text in its document.
+    /// The byte span of the element's text in its document.
     public var span: Range<Int> { Int(start)..<Int(end) }
     let start: Int32
     let end: Int32
@@ -21,29 +24,14 @@ public struct JSONItem: Diffable, Hashable, Sendable {
 
     public var identityHash: Int { Int(truncatingIfNeeded: identity.low) }
 
-    public func isContentEqual(to other: JSONItem) -> Bool { content == other.content }
+    public func isContentEqual(to other: JSONElement) -> Bool { content == other.content }
 }
 
-/// A section read from JSON, without its rows: the fingerprints of its identity and of its
-/// header content (every member but `items`), and where the whole section's text stands.
-public struct JSONSectionHeader: Diffable, Hashable, Sendable {
-    public var identity: Fingerprint
-    public var content: Fingerprint
-    public var span: Range<Int> { Int(start)..<Int(end) }
-    let start: Int32
-    let end: Int32
+/// A row read from JSON.
+public typealias JSONItem = JSONElement
 
-    public init(identity: Fingerprint, content: Fingerprint, span: Range<Int>) {
-        self.identity = identity
-        self.content = content
-        start = Int32(span.lowerBound)
-        end = Int32(span.upperBound)
-    }
-
-    public var identityHash: Int { Int(truncatingIfNeeded: identity.low) }
-
-    public func isContentEqual(to other: JSONSectionHeader) -> Bool { content == other.content }
-}
+/// A section read from JSON, without its rows.
+public typealias JSONSectionHeader = JSONElement
 
 /// A collection in one of the contract's two shapes.
 public enum JSONCollection: Sendable {

@@ -30,22 +30,25 @@ extension JSONOutput {
     /// from the old version, aligned one-to-one with the batch's index lists.
     mutating func values(of batch: JSONBatch, from snapshot: Snapshot) {
         let text = snapshot.bytes
-        let item = { (output: inout JSONOutput, item: JSONItem) in output.raw(text[item.span]) }
+        let rows = { (output: inout JSONOutput, inserted: [JSONItem], reloaded: [JSONItem]) in
+            output.raw("\"rows\":{\"inserted\":")
+            output.array(inserted) { output, item in output.raw(text[item.span]) }
+            output.raw(",\"reloaded\":")
+            output.array(reloaded) { output, item in output.raw(text[item.span]) }
+            output.raw("}")
+        }
+        // The batch was made from the snapshot's collection, so its values are there.
         switch (batch, snapshot.collection) {
         case (.list(let batch), .list(let items)):
-            let values = try! batch.values(from: items)  // the batch was made from these items
-            raw("\"values\":{\"rows\":{\"inserted\":")
-            array(values.insertedRows, item)
-            raw(",\"reloaded\":")
-            array(values.reloadedRows, item)
-            raw("}}")
+            let values = try! batch.values(from: items)
+            raw("\"values\":{")
+            rows(&self, values.insertedRows, values.reloadedRows)
+            raw("}")
         case (.sectioned(let batch), .sectioned(let sections)):
-            let values = try! batch.values(from: sections)  // the batch was made from these sections
-            raw("\"values\":{\"rows\":{\"inserted\":")
-            array(values.insertedRows, item)
-            raw(",\"reloaded\":")
-            array(values.reloadedRows, item)
-            raw("},\"sections\":{\"inserted\":")
+            let values = try! batch.values(from: sections)
+            raw("\"values\":{")
+            rows(&self, values.insertedRows, values.reloadedRows)
+            raw(",\"sections\":{\"inserted\":")
             array(values.insertedSections) { output, section in output.raw(text[section.header.span]) }
             raw(",\"updated\":")
             array(values.updatedHeaders) { output, header in
