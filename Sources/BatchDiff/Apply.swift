@@ -15,7 +15,7 @@ extension SectionedBatch {
               values.insertedSections.count == sections.inserted.count, values.updatedHeaders.count == sections.updated.count
         else { throw BatchError("values are not aligned with the batch's lists") }
         let placement = try Placement(self)
-        var reloads = [IndexPath: Item]()
+        var reloads = [RowPath: Item]()
         for (path, item) in zip(rows.reloaded, values.reloadedRows) {
             guard old[path.section].items[path.row].identity == item.identity else {
                 throw BatchError("rows.reloaded: \(path) would change the row's identity")

@@ -51,13 +51,13 @@ public struct SectionChanges: Hashable, Sendable {
 /// Everything one `performBatchUpdates` call needs to turn a sectioned collection into another.
 public struct SectionedBatch: Hashable, Sendable {
     public var sections: SectionChanges
-    public var rows: RowChanges<IndexPath>
+    public var rows: RowChanges<RowPath>
     /// Rows per section before the update; a client compares it with what it shows.
     public var oldCounts: [Int]
     /// Rows per section after the update.
     public var newCounts: [Int]
 
-    public init(sections: SectionChanges, rows: RowChanges<IndexPath>, oldCounts: [Int], newCounts: [Int]) {
+    public init(sections: SectionChanges, rows: RowChanges<RowPath>, oldCounts: [Int], newCounts: [Int]) {
         self.sections = sections
         self.rows = rows
         self.oldCounts = oldCounts
@@ -89,7 +89,7 @@ public struct ListBatch: Hashable, Sendable {
     public var sectioned: SectionedBatch {
         SectionedBatch(
             sections: SectionChanges(),
-            rows: rows.map { IndexPath(section: 0, row: $0) },
+            rows: rows.map { RowPath(section: 0, row: $0) },
             oldCounts: [oldCount],
             newCounts: [newCount]
         )

@@ -97,9 +97,9 @@ struct BatchPlanner {
         return changes
     }
 
-    private func rowChanges() -> RowChanges<IndexPath> {
-        var changes = RowChanges<IndexPath>()
-        func moveOrReplace(old oldIndex: Int, at oldPath: IndexPath, new newPath: IndexPath) {
+    private func rowChanges() -> RowChanges<RowPath> {
+        var changes = RowChanges<RowPath>()
+        func moveOrReplace(old oldIndex: Int, at oldPath: RowPath, new newPath: RowPath) {
             if allowsMoves && rowUnchanged[oldIndex] {
                 changes.moved.append(Move(from: oldPath, to: newPath))
             } else {

@@ -20,12 +20,12 @@ struct CollectionShape {
     func rows(of section: Int) -> Range<Int> { starts[section]..<starts[section + 1] }
 
     /// The index path of the row at flat index `index` in `section`.
-    func path(of index: Int, in section: Int) -> IndexPath {
-        IndexPath(section: section, row: index - starts[section])
+    func path(of index: Int, in section: Int) -> RowPath {
+        RowPath(section: section, row: index - starts[section])
     }
 
     /// The index path of the row at flat index `index`.
-    func path(of index: Int) -> IndexPath {
+    func path(of index: Int) -> RowPath {
         // The last section that starts at or before `index` and is not empty.
         var low = 0
         var high = sectionCount - 1

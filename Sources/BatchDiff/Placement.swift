@@ -17,7 +17,7 @@ struct Placement {
     let sections: [Origin<Int>]
     /// For each new section that comes from an old one, where each of its rows comes from;
     /// `nil` for inserted sections.
-    let rows: [[Origin<IndexPath>]?]
+    let rows: [[Origin<RowPath>]?]
 
     init(_ batch: SectionedBatch) throws {
         let changes = batch.sections
@@ -50,7 +50,7 @@ struct Placement {
         // For each new section, its inserted rows and their indexes in `rows.inserted`.
         var insertedByNew = [[(row: Int, index: Int)]](repeating: [], count: batch.newCounts.count)
         for (index, path) in rowChanges.inserted.enumerated() { insertedByNew[path.section].append((path.row, index)) }
-        var arrivingByNew = [[Move<IndexPath>]](repeating: [], count: batch.newCounts.count)
+        var arrivingByNew = [[Move<RowPath>]](repeating: [], count: batch.newCounts.count)
         for move in rowChanges.moved { arrivingByNew[move.to.section].append(move) }
 
         rows = try sections.enumerated().map { newSection, origin in
@@ -70,11 +70,11 @@ struct Placement {
                 case .old(let row) where row < 0:
                     return .old(arriving[-1 - row].from)
                 case .old(let row):
-                    return .old(IndexPath(section: oldSection, row: row))
+                    return .old(RowPath(section: oldSection, row: row))
                 }
             }
         }
-        let staying = Set(rows.lazy.compactMap { $0 }.joined().compactMap { origin -> IndexPath? in
+        let staying = Set(rows.lazy.compactMap { $0 }.joined().compactMap { origin -> RowPath? in
             if case .old(let path) = origin { return path } else { return nil }
         })
         for path in rowChanges.reloaded where !staying.contains(path) || leavingSet.contains(path) {
@@ -121,13 +121,13 @@ struct Placement {
     }
 
     /// The new index path where each of these old paths lands (each must be a staying row).
-    func newPaths(of oldPaths: [IndexPath]) -> [IndexPath] {
+    func newPaths(of oldPaths: [RowPath]) -> [RowPath] {
         let wanted = Set(oldPaths)
-        var destination = [IndexPath: IndexPath]()
+        var destination = [RowPath: RowPath]()
         for (newSection, origins) in rows.enumerated() {
             for (row, origin) in (origins ?? []).enumerated() {
                 if case .old(let path) = origin, wanted.contains(path) {
-                    destination[path] = IndexPath(section: newSection, row: row)
+                    destination[path] = RowPath(section: newSection, row: row)
                 }
             }
         }

@@ -65,7 +65,7 @@ extension JSONOutput {
         raw("}")
     }
 
-    private mutating func indexPath(_ path: IndexPath) {
+    private mutating func indexPath(_ path: RowPath) {
         raw("[")
         integer(path.section)
         raw(",")

@@ -78,7 +78,7 @@ final class SectionedHandCaseTests: XCTestCase {
 
     func testRowMovesAcrossStayingSections() {
         let result = diffAndJudge(sections([(1, [1, 2]), (2, [3])]), sections([(1, [2]), (2, [3, 1])]))
-        XCTAssertEqual(result.rows, RowChanges(moved: [Move(from: IndexPath(section: 0, row: 0), to: IndexPath(section: 1, row: 1))]))
+        XCTAssertEqual(result.rows, RowChanges(moved: [Move(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 1))]))
     }
 
     func testRowThatMovesAcrossSectionsAndChangesIsDeleteAndInsert() {

@@ -34,4 +34,4 @@ func sections(_ description: [(Int, [Int])]) -> [TestSection] {
     description.map { TestSection(header: Header(id: $0.0), items: $0.1.map { Row(id: $0) }) }
 }
 
-func paths(_ pairs: [(Int, Int)]) -> [IndexPath] { pairs.map { IndexPath(section: $0.0, row: $0.1) } }
+func paths(_ pairs: [(Int, Int)]) -> [RowPath] { pairs.map { RowPath(section: $0.0, row: $0.1) } }

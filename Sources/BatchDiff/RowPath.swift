@@ -1,5 +1,5 @@
-/// The position of a row in a sectioned collection, ordered by section, then row.
-public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+/// The position of a row in a sectioned collection (UIKit's `IndexPath`), ordered by section, then row.
+public struct RowPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var section: Int
     public var row: Int
 
@@ -8,7 +8,7 @@ public struct IndexPath: Hashable, Comparable, Sendable, CustomStringConvertible
         self.row = row
     }
 
-    public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
+    public static func < (lhs: RowPath, rhs: RowPath) -> Bool {
         (lhs.section, lhs.row) < (rhs.section, rhs.row)
     }
 

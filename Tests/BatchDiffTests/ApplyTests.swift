@@ -1,0 +1,39 @@
+import BatchDiff
+import XCTest
+
+/// `apply` is public: a batch that does not fit the collection is an error, never a crash.
+final class ApplyTests: XCTestCase {
+    private let old = sections([(1, [1, 2, 3]), (2, [4, 5])])
+
+    private func assertRejected(_ batch: SectionedBatch, values: BatchValues<Header, Row> = BatchValues(), _ message: String, line: UInt = #line) {
+        XCTAssertThrowsError(try batch.apply(to: old, values: values), message, line: line) { error in
+            XCTAssertFalse("\(error)".isEmpty, line: line)
+        }
+    }
+
+    private func batch(sections: SectionChanges = SectionChanges(), rows: RowChanges<RowPath>, newCounts: [Int]) -> SectionedBatch {
+        SectionedBatch(sections: sections, rows: rows, oldCounts: [3, 2], newCounts: newCounts)
+    }
+
+    func testBatchesThatDoNotFitAreRejected() {
+        assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 3], newCounts: [3, 3]), "counts.old differs from the collection")
+        assertRejected(batch(rows: RowChanges(deleted: paths([(0, 3)])), newCounts: [2, 2]), "delete past the end of a section")
+        assertRejected(batch(rows: RowChanges(deleted: paths([(5, 0)])), newCounts: [2, 2]), "delete in a section that does not exist")
+        assertRejected(batch(rows: RowChanges(deleted: paths([(0, 0), (0, 0)])), newCounts: [1, 2]), "the same row deleted twice")
+        assertRejected(batch(rows: RowChanges(deleted: paths([(0, 0)]), moved: [Move(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))]), newCounts: [2, 3]),
+                       "a row deleted and moved")
+        assertRejected(batch(rows: RowChanges(inserted: paths([(0, 1)])), newCounts: [3, 2]), "counts that do not balance")
+        assertRejected(batch(rows: RowChanges(inserted: paths([(0, 0)])), newCounts: [4, 2]), "values not aligned with the inserts")
+        assertRejected(batch(sections: SectionChanges(deleted: [0]), rows: RowChanges(deleted: paths([(0, 1)])), newCounts: [2]),
+                       "a row operation inside a deleted section")
+        assertRejected(batch(rows: RowChanges(reloaded: paths([(0, 0)])), newCounts: [3, 2]),
+                       values: BatchValues(reloadedRows: [Row(id: 99)]), "a reload that changes the row's identity")
+    }
+
+    func testAValidBatchApplies() throws {
+        let batch = batch(rows: RowChanges(deleted: paths([(0, 0)]), inserted: paths([(1, 1)]), moved: [Move(from: RowPath(section: 1, row: 0), to: RowPath(section: 0, row: 2))]),
+                          newCounts: [3, 2])
+        let applied = try batch.apply(to: old, values: BatchValues(insertedRows: [Row(id: 6)]))
+        XCTAssertEqual(applied, sections([(1, [2, 3, 4]), (2, [5, 6])]))
+    }
+}
