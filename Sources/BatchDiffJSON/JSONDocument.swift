@@ -99,12 +99,6 @@ public struct JSONValue: Sendable {
         }
     }
 
-    /// The value as an integer, if it is a number written as one that fits.
-    public var integer: Int? {
-        guard kind == .number else { return nil }
-        return Int(String(decoding: document.bytes[span], as: UTF8.self))
-    }
-
     /// The text of the value, as it stands in the document.
     public var text: ArraySlice<UInt8> { document.bytes[span] }
 

@@ -11,8 +11,6 @@ public struct ServiceConfiguration: Sendable {
     public var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.
     public var maxWait = 60
-    /// The body limit, for messages.
-    public var bodyLimit = 32 << 20
 
     public init() {}
 }

@@ -79,7 +79,6 @@ struct ServeCommand: ParsableCommand {
         service.maxVersionsPerFeed = maxVersions
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
-        service.bodyLimit = bodyLimit
         let batchDiff = BatchDiffService(configuration: service, logger: logger)
 
         var http = HTTPServerConfiguration()
