@@ -29,15 +29,21 @@ public final class HTTPServer: Sendable {
 
     /// Stops gracefully: stops accepting connections, refuses new requests with 503, calls
     /// `release` so parked requests can be answered, waits up to `grace` for the requests in
-    /// flight to finish, then stops.
+    /// flight to finish, answers any request still parked with 503, then stops.
     public func shutdown(grace: Duration, release: () -> Void) {
         daemon.quiesce()
         router.startDraining()
         release()
-        let deadline = ContinuousClock.now + grace
+        waitForRequestsInFlight(upTo: grace)
+        router.answerParked(with: router.refusal(.shuttingDown))
+        waitForRequestsInFlight(upTo: .seconds(1))
+        daemon.stop()
+    }
+
+    private func waitForRequestsInFlight(upTo limit: Duration) {
+        let deadline = ContinuousClock.now + limit
         while router.requestsInFlight > 0 && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        daemon.stop()
     }
 }

@@ -10,6 +10,8 @@ final class RequestRouter: Sendable {
     let bodyLimit: Int
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
+    /// Requests parked and not completed yet, so that none outlives the daemon.
+    private let parked = Mutex<[ObjectIdentifier: PendingResponse]>([:])
 
     init(
         bodyLimit: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
@@ -68,6 +70,7 @@ final class RequestRouter: Sendable {
         case .later(let park):
             let pending = PendingResponse(resume: connection.resume)
             state.pending = pending
+            parked.withLock { $0[ObjectIdentifier(pending)] = pending }
             connection.suspend()
             park(pending)
         }
@@ -80,7 +83,14 @@ final class RequestRouter: Sendable {
         connection.queue(response, close: close)
     }
 
+    /// Answers every request still parked with `response` (a parked connection must be
+    /// resumed before the daemon stops).
+    func answerParked(with response: HTTPResponse) {
+        for pending in parked.withLock({ Array($0.values) }) { pending.send(response) }
+    }
+
     func complete(_ state: RequestState) {
+        if let pending = state.pending { parked.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) } }
         inFlight.subtract(1, ordering: .relaxed)
         let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(

@@ -22,6 +22,8 @@ final class Feed: Sendable {
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
         var deleted = false
+        /// Set at shutdown: long polls are answered at once from then on.
+        var closing = false
     }
 
     private struct Waiter {
@@ -130,7 +132,7 @@ final class Feed: Sendable {
     /// after `wait` with the (empty) batch. Answered at once if a newer version is here.
     func park(_ pending: PendingResponse, since: Int, wait: Duration) {
         let waiterID = state.withLock { state -> Int? in
-            guard !state.deleted, state.latest.version == since else { return nil }
+            guard !state.deleted, !state.closing, state.latest.version == since else { return nil }
             state.nextWaiter += 1
             state.waiters[state.nextWaiter] = Waiter(since: since, pending: pending)
             return state.nextWaiter
@@ -142,10 +144,12 @@ final class Feed: Sendable {
         }
     }
 
-    /// Answers every parked long poll now, with what there is.
-    func releaseWaiters() {
+    /// Answers every parked long poll now, with what there is; with `closing`, every later
+    /// one too.
+    func releaseWaiters(closing: Bool = false) {
         let waiters = state.withLock { state in
             defer { state.waiters = [:] }
+            state.closing = state.closing || closing
             return Array(state.waiters.values)
         }
         for waiter in waiters { answer(waiter) }

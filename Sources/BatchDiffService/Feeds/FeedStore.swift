@@ -93,9 +93,9 @@ final class FeedStore: Sendable {
 
     var byteEstimate: Int { all.reduce(0) { $0 + $1.byteEstimate } }
 
-    /// Answers every parked long poll now (at shutdown).
+    /// Answers every parked long poll now, and later ones at once (at shutdown).
     func releaseWaiters() {
-        for feed in all { feed.releaseWaiters() }
+        for feed in all { feed.releaseWaiters(closing: true) }
     }
 }
 
