@@ -50,6 +50,6 @@ let package = Package(
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff"]),
-        .testTarget(name: "BatchDiffServiceTests", dependencies: ["BatchDiff", "BatchDiffJSON"]),
+        .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON"]),
     ]
 )

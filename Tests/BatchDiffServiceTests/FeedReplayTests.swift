@@ -1,0 +1,121 @@
+import BatchDiff
+import Foundation
+import XCTest
+
+/// Feeds end to end (contract section 3): 50 random snapshots are stored, and a client at
+/// any retained version rebuilds the latest from `changes?since=k` alone.
+final class FeedReplayTests: ServerTestCase {
+    private static let versions = 50
+    private static let retained = 20
+
+    /// How one shape of collection is turned into elements and batches.
+    private struct Shape<Batch, Collection: Equatable> {
+        var elements: (Any) -> Collection
+        var empty: Any
+        var decode: ([String: Any]) throws -> Batch
+        /// Applies a PUT answer's batch with values taken from the new collection.
+        var applyWithLocalValues: (Batch, Collection, Collection) throws -> Collection
+        /// Applies a changes answer's batch with the answer's own values.
+        var applyWithAnswerValues: (Batch, Collection, [String: Any]) throws -> Collection
+        var next: (inout SnapshotGenerator, Any) -> Any
+    }
+
+    func testListFeedReplaysFromEveryRetainedVersion() throws {
+        try replay(feed: "list-feed", seed: 0x5EED_0001, shape: Shape<ListBatch, [JSONElement]>(
+            elements: listElements,
+            empty: [Any](),
+            decode: decodeListBatch,
+            applyWithLocalValues: { batch, old, new in try batch.apply(to: old, values: batch.values(from: new)) },
+            applyWithAnswerValues: { batch, old, answer in try batch.apply(to: old, values: decodeListValues(answer)) },
+            next: { generator, previous in generator.nextList(after: previous as! [Any]) }
+        ))
+    }
+
+    func testSectionedFeedReplaysFromEveryRetainedVersion() throws {
+        try replay(feed: "sectioned-feed", seed: 0x5EED_0002, shape: Shape<SectionedBatch, [JSONSection]>(
+            elements: sectionElements,
+            empty: ["sections": [Any]()],
+            decode: decodeSectionedBatch,
+            applyWithLocalValues: { batch, old, new in try batch.apply(to: old, values: batch.values(from: new)) },
+            applyWithAnswerValues: { batch, old, answer in try batch.apply(to: old, values: decodeSectionedValues(answer)) },
+            next: { generator, previous in generator.nextSectioned(after: previous as! [String: Any]) }
+        ))
+    }
+
+    private func replay<Batch, Collection: Equatable>(feed: String, seed: UInt64, shape: Shape<Batch, Collection>) throws {
+        let server = try startServer(["--max-versions", "\(Self.retained)"])
+        let client = server.client
+        var generator = SnapshotGenerator(seed: seed)
+        // snapshots[k] is version k; version 0 is the empty collection.
+        var snapshots: [Any] = [shape.empty]
+        for version in 1...Self.versions {
+            let snapshot = shape.next(&generator, snapshots[version - 1])
+            snapshots.append(snapshot)
+            let response = try client.put("/feeds/\(feed)", jsonText(snapshot))
+            let answer = assertJSON(response)
+            XCTAssertEqual(answer["feed"] as? String, feed)
+            XCTAssertEqual(int(answer["version"]), version, "PUT \(version): \(response.text)")
+            XCTAssertEqual(answer["changed"] as? Bool, true, "PUT \(version)")
+            XCTAssertEqual(response.header("etag"), "\"\(version)\"")
+            // The PUT's batch takes version-1 to version.
+            let old = shape.elements(snapshots[version - 1])
+            let new = shape.elements(snapshot)
+            do {
+                let rebuilt = try shape.applyWithLocalValues(try shape.decode(answer), old, new)
+                XCTAssertEqual(rebuilt, new, "PUT \(version): its batch does not lead from version \(version - 1) to \(version)")
+            } catch {
+                XCTFail("PUT \(version): \(error); answer: \(response.text)")
+            }
+        }
+        let latest = shape.elements(snapshots[Self.versions])
+
+        let whole = try client.get("/feeds/\(feed)")
+        let wholeAnswer = assertJSON(whole)
+        XCTAssertEqual(int(wholeAnswer["version"]), Self.versions)
+        XCTAssertEqual(wholeAnswer["data"].map(canonicalJSON), canonicalJSON(snapshots[Self.versions]))
+        XCTAssertEqual(whole.header("etag"), "\"\(Self.versions)\"")
+
+        let oldestRetained = Self.versions - Self.retained + 1
+        for since in 0...Self.versions {
+            let response = try client.get("/feeds/\(feed)/changes?since=\(since)")
+            guard since == 0 || since >= oldestRetained else {
+                let problem = assertProblem(response, 410, "version_gone")
+                XCTAssertEqual(int(problem["latest"]), Self.versions, "410 for since=\(since) gives the latest version")
+                continue
+            }
+            let answer = assertJSON(response)
+            XCTAssertEqual(answer["feed"] as? String, feed)
+            XCTAssertEqual(int(answer["from"]), since)
+            XCTAssertEqual(int(answer["to"]), Self.versions)
+            do {
+                let batch = try shape.decode(answer)
+                let rebuilt = try shape.applyWithAnswerValues(batch, shape.elements(snapshots[since]), answer)
+                XCTAssertEqual(rebuilt, latest, "since=\(since): rebuilding from the answer does not give the latest")
+            } catch {
+                XCTFail("since=\(since): \(error); answer: \(response.text)")
+            }
+        }
+        // since=0 inserts everything.
+        let everything = try client.get("/feeds/\(feed)/changes?since=0")
+        let everythingAnswer = assertJSON(everything)
+        let rows = everythingAnswer["rows"] as? [String: Any] ?? [:]
+        XCTAssertTrue((rows["deleted"] as? [Any] ?? []).isEmpty && (rows["moved"] as? [Any] ?? []).isEmpty
+            && (rows["reloaded"] as? [Any] ?? []).isEmpty, everything.text)
+        if let sections = everythingAnswer["sections"] as? [String: Any] {
+            let count = (snapshots[Self.versions] as? [String: Any])?["sections"] as? [Any] ?? []
+            XCTAssertEqual((sections["inserted"] as? [Any] ?? []).count, count.count, "since=0 inserts every section")
+        } else {
+            XCTAssertEqual((rows["inserted"] as? [Any] ?? []).count, (snapshots[Self.versions] as? [Any] ?? []).count, "since=0 inserts every row")
+        }
+        // Bad since values.
+        for bad in ["\(Self.versions + 1)", "abc", "-1", "1.5", "", "%20"] {
+            assertProblem(try client.get("/feeds/\(feed)/changes?since=\(bad)"), 400, "invalid_query")
+        }
+        assertProblem(try client.get("/feeds/\(feed)/changes"), 400, "invalid_query")
+        // The latest version, asked again, is an empty batch.
+        let current = assertJSON(try client.get("/feeds/\(feed)/changes?since=\(Self.versions)"))
+        XCTAssertEqual(int(current["from"]), Self.versions)
+        XCTAssertEqual(int(current["to"]), Self.versions)
+        XCTAssertEqual(try shape.applyWithAnswerValues(try shape.decode(current), latest, current), latest)
+    }
+}

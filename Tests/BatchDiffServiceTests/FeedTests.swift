@@ -1,0 +1,272 @@
+import BatchDiff
+import Foundation
+import XCTest
+
+/// Feed versions, conditional requests, tokens, long polls and deletion (contract section 3).
+final class FeedTests: ServerTestCase {
+    func testUnchangedPutCreatesNoVersion() throws {
+        let client = try startServer().client
+        let first = assertJSON(try client.put("/feeds/same", #"[{"id": 1, "a": 1, "b": [1, 2]}, "x"]"#))
+        XCTAssertEqual(int(first["version"]), 1)
+        XCTAssertEqual(first["changed"] as? Bool, true)
+        XCTAssertEqual(try decodeListBatch(first), ListBatch(rows: RowChanges(inserted: [0, 1]), oldCount: 0, newCount: 2))
+        // JSON-equal (member order, 1 vs 1.0, whitespace): no new version, an empty batch.
+        let again = try client.put("/feeds/same", #" [ {"b": [1.0, 2], "a": 1, "id": 1}, "x" ] "#)
+        let answer = assertJSON(again)
+        XCTAssertEqual(int(answer["version"]), 1)
+        XCTAssertEqual(answer["changed"] as? Bool, false)
+        XCTAssertEqual(try decodeListBatch(answer), ListBatch(rows: RowChanges(), oldCount: 2, newCount: 2))
+        XCTAssertEqual(again.header("etag"), "\"1\"")
+        // A real change makes version 2.
+        let changed = assertJSON(try client.put("/feeds/same", #"[{"id": 1, "a": 2, "b": [1, 2]}, "x"]"#))
+        XCTAssertEqual(int(changed["version"]), 2)
+        XCTAssertEqual(try decodeListBatch(changed), ListBatch(rows: RowChanges(reloaded: [0]), oldCount: 2, newCount: 2))
+        XCTAssertEqual(int(assertJSON(try client.get("/feeds/same"))["version"]), 2)
+    }
+
+    func testETagAndIfNoneMatch() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/tagged", "[1]").status, 200)
+        XCTAssertEqual(try client.put("/feeds/tagged", "[1, 2]").status, 200)
+        let response = try client.get("/feeds/tagged")
+        XCTAssertEqual(response.header("etag"), "\"2\"")
+        let object = assertJSON(response)
+        XCTAssertEqual(object["feed"] as? String, "tagged")
+        XCTAssertEqual(int(object["version"]), 2)
+        XCTAssertEqual(object["data"].map(canonicalJSON), "[1,2]")
+        let notModified = try client.get("/feeds/tagged", headers: ["If-None-Match": "\"2\""])
+        XCTAssertEqual(notModified.status, 304)
+        XCTAssertTrue(notModified.body.isEmpty)
+        XCTAssertEqual(notModified.header("etag"), "\"2\"")
+        XCTAssertEqual(try client.get("/feeds/tagged", headers: ["If-None-Match": "\"1\", \"2\""]).status, 304)
+        XCTAssertEqual(try client.get("/feeds/tagged", headers: ["If-None-Match": "*"]).status, 304)
+        XCTAssertEqual(try client.get("/feeds/tagged", headers: ["If-None-Match": "\"1\""]).status, 200)
+        XCTAssertEqual(try client.get("/feeds/tagged", headers: ["If-None-Match": "\"20\""]).status, 200)
+    }
+
+    func testIfMatch() throws {
+        let client = try startServer().client
+        // On a feed that does not exist yet, If-Match fails.
+        assertProblem(try client.put("/feeds/cond", "[1]", headers: ["If-Match": "\"1\""]), 412, "precondition_failed")
+        XCTAssertEqual(try client.get("/feeds/cond").status, 404, "a failed conditional PUT created the feed")
+        XCTAssertEqual(try client.put("/feeds/cond", "[1]").status, 200)
+        let second = try client.put("/feeds/cond", "[1, 2]", headers: ["If-Match": "\"1\""])
+        XCTAssertEqual(int(assertJSON(second)["version"]), 2)
+        let stale = try client.put("/feeds/cond", "[1, 2, 3]", headers: ["If-Match": "\"1\""])
+        assertProblem(stale, 412, "precondition_failed")
+        // The failed write left the feed alone.
+        let now = assertJSON(try client.get("/feeds/cond"))
+        XCTAssertEqual(int(now["version"]), 2)
+        XCTAssertEqual(now["data"].map(canonicalJSON), "[1,2]")
+        XCTAssertEqual(int(assertJSON(try client.put("/feeds/cond", "[3]", headers: ["If-Match": "\"2\""]))["version"]), 3)
+        XCTAssertEqual(int(assertJSON(try client.put("/feeds/cond", "[4]", headers: ["If-Match": "*"]))["version"]), 4)
+    }
+
+    /// 8 writers loop read-then-conditional-write (retrying on 412): no update is lost.
+    func testParallelConditionalWritersLoseNoUpdate() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/race", #"{"sections": []}"#).status, 200)
+        let writers = 8
+        let writesEach = 8
+        let versions = Collector<Int>()
+        let failures = Collector<String>()
+        let finished = runConcurrently(writers, timeout: 40) { writer in
+            var done = 0
+            var attempts = 0
+            while done < writesEach && attempts < 2000 {
+                attempts += 1
+                do {
+                    let read = try client.get("/feeds/race")
+                    guard read.status == 200, let tag = read.header("etag"), let current = int(read.object["version"]) else {
+                        failures.append("writer \(writer): GET \(read.status)")
+                        return
+                    }
+                    let body = jsonText(["sections": [["id": "w\(writer)", "items": [done], "at": current]]])
+                    let write = try client.put("/feeds/race", body, headers: ["If-Match": tag])
+                    switch write.status {
+                    case 200:
+                        let version = int(write.object["version"]) ?? -1
+                        if version != current + 1 { failures.append("writer \(writer): wrote on \(current), got version \(version)") }
+                        versions.append(version)
+                        done += 1
+                    case 412: continue
+                    default:
+                        failures.append("writer \(writer): PUT \(write.status) \(write.text)")
+                        return
+                    }
+                } catch {
+                    failures.append("writer \(writer): \(error)")
+                    return
+                }
+            }
+            if done < writesEach { failures.append("writer \(writer): only \(done) writes in \(attempts) attempts") }
+        }
+        XCTAssertTrue(finished, "the writers did not finish in time")
+        XCTAssertEqual(failures.all, [])
+        let all = versions.all
+        XCTAssertEqual(all.count, writers * writesEach)
+        XCTAssertEqual(Set(all).count, all.count, "two writes got the same version")
+        XCTAssertEqual(Set(all), Set(2...(1 + writers * writesEach)))
+        XCTAssertEqual(int(assertJSON(try client.get("/feeds/race"))["version"]), 1 + writers * writesEach)
+    }
+
+    func testWriteToken() throws {
+        let client = try startServer(["--write-token", "s3cret"]).client
+        let missing = assertProblem(try client.put("/feeds/locked", "[1]"), 401, "unauthorized")
+        XCTAssertNotNil(missing["detail"])
+        XCTAssertEqual(try client.put("/feeds/locked", "[1]").header("www-authenticate")?.lowercased().hasPrefix("bearer"), true)
+        assertProblem(try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Bearer wrong"]), 403, "forbidden")
+        assertProblem(try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Bearer s3cre"]), 403, "forbidden")
+        assertProblem(try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Bearer s3cret2"]), 403, "forbidden")
+        assertProblem(try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Basic czNjcmV0"]), 401, "unauthorized")
+        XCTAssertEqual(try client.get("/feeds/locked").status, 404, "a refused write stored the feed (or reads need the write token)")
+        let stored = try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Bearer s3cret"])
+        XCTAssertEqual(int(assertJSON(stored)["version"]), 1)
+        // Reads need no token when only a write token is set.
+        let open = "reads need no token when only --write-token is set (openapi: only PUT and DELETE need it)"
+        XCTAssertEqual(try client.get("/feeds/locked").status, 200, open)
+        XCTAssertEqual(try client.get("/feeds/locked/changes?since=0").status, 200, open)
+        XCTAssertEqual(try client.post("/diff", #"{"old": [], "new": []}"#).status, 200, open)
+        // DELETE is a write.
+        assertProblem(try client.delete("/feeds/locked"), 401, "unauthorized")
+        assertProblem(try client.delete("/feeds/locked", headers: ["Authorization": "Bearer nope"]), 403, "forbidden")
+        XCTAssertEqual(try client.delete("/feeds/locked", headers: ["Authorization": "Bearer s3cret"]).status, 204)
+    }
+
+    func testReadToken() throws {
+        let client = try startServer(["--write-token", "w", "--read-token", "r"]).client
+        XCTAssertEqual(try client.put("/feeds/private", "[1]", headers: ["Authorization": "Bearer w"]).status, 200)
+        assertProblem(try client.get("/feeds/private"), 401, "unauthorized")
+        assertProblem(try client.get("/feeds/private", headers: ["Authorization": "Bearer x"]), 403, "forbidden")
+        XCTAssertEqual(try client.get("/feeds/private", headers: ["Authorization": "Bearer r"]).status, 200)
+        XCTAssertEqual(try client.get("/feeds/private", headers: ["Authorization": "Bearer w"]).status, 200, "the write token reads too")
+        assertProblem(try client.put("/feeds/private", "[2]", headers: ["Authorization": "Bearer r"]), 403, "forbidden")
+        assertProblem(try client.post("/diff", #"{"old": [], "new": []}"#), 401, "unauthorized")
+        XCTAssertEqual(try client.get("/healthz").status, 200, "health needs no token")
+    }
+
+    /// A long poll at the latest version is answered by the next PUT, at once.
+    func testLongPollIsWokenByAPut() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/live", #"[{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]"#).status, 200)
+        let answer = Collector<(HTTPResult, Date)>()
+        let poll = Thread {
+            if let response = try? client.get("/feeds/live/changes?since=1&wait=20", timeout: 25) { answer.append((response, Date())) }
+        }
+        poll.start()
+        XCTAssertTrue(eventually(timeout: 5) {
+            (try? client.get("/metrics").text.contains("batchdiff_long_polls_parked 1")) ?? false
+        }, "the long poll did not park")
+        XCTAssertTrue(answer.all.isEmpty, "the long poll was answered before any new version")
+        let written = Date()
+        XCTAssertEqual(try client.put("/feeds/live", #"[{"id": 2, "t": "b"}, {"id": 1, "t": "a2"}, {"id": 3, "t": "c"}]"#).status, 200)
+        XCTAssertTrue(eventually(timeout: 5) { !answer.all.isEmpty }, "the long poll was not woken")
+        guard let (response, at) = answer.all.first else { return }
+        XCTAssertLessThan(at.timeIntervalSince(written), 0.5, "the long poll was answered late")
+        let object = assertJSON(response)
+        XCTAssertEqual(int(object["from"]), 1)
+        XCTAssertEqual(int(object["to"]), 2)
+        let old = listElements(parseJSON(#"[{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]"#))
+        let new = listElements(parseJSON(#"[{"id": 2, "t": "b"}, {"id": 1, "t": "a2"}, {"id": 3, "t": "c"}]"#))
+        XCTAssertEqual(try decodeListBatch(object).apply(to: old, values: decodeListValues(object)), new)
+    }
+
+    /// A long poll with nothing new answers after about `wait` seconds with an empty batch;
+    /// one behind the latest is answered at once.
+    func testLongPollTimesOutWithAnEmptyBatch() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/quiet", "[1, 2, 3]").status, 200)
+        let started = Date()
+        let response = try client.get("/feeds/quiet/changes?since=1&wait=1", timeout: 10)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThan(elapsed, 0.9, "answered before the wait")
+        XCTAssertLessThan(elapsed, 2.5, "answered long after the wait")
+        let object = assertJSON(response)
+        XCTAssertEqual(int(object["from"]), 1)
+        XCTAssertEqual(int(object["to"]), 1)
+        XCTAssertEqual(try decodeListBatch(object), ListBatch(rows: RowChanges(), oldCount: 3, newCount: 3))
+        // Behind the latest: no waiting.
+        XCTAssertEqual(try client.put("/feeds/quiet", "[1, 2]").status, 200)
+        let quick = Date()
+        let behind = assertJSON(try client.get("/feeds/quiet/changes?since=1&wait=10"))
+        XCTAssertLessThan(Date().timeIntervalSince(quick), 0.5)
+        XCTAssertEqual(try decodeListBatch(behind), ListBatch(rows: RowChanges(deleted: [2]), oldCount: 3, newCount: 2))
+        for bad in ["abc", "-1", "1.5"] {
+            assertProblem(try client.get("/feeds/quiet/changes?since=2&wait=\(bad)"), 400, "invalid_query")
+        }
+    }
+
+    func testDeleteFeed() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/gone", "[1]").status, 200)
+        XCTAssertEqual(try client.put("/feeds/kept", "[1]").status, 200)
+        let listed = assertJSON(try client.get("/feeds"))
+        let feeds = (listed["feeds"] as? [[String: Any]] ?? []).map { "\($0["feed"] ?? "")@\(int($0["version"]) ?? -1)" }
+        XCTAssertEqual(Set(feeds), ["gone@1", "kept@1"])
+        let deleted = try client.delete("/feeds/gone")
+        XCTAssertEqual(deleted.status, 204)
+        XCTAssertTrue(deleted.body.isEmpty)
+        assertProblem(try client.get("/feeds/gone"), 404, "feed_not_found")
+        assertProblem(try client.get("/feeds/gone/changes?since=0"), 404, "feed_not_found")
+        assertProblem(try client.delete("/feeds/gone"), 404, "feed_not_found")
+        let remaining = (assertJSON(try client.get("/feeds"))["feeds"] as? [[String: Any]] ?? []).compactMap { $0["feed"] as? String }
+        XCTAssertEqual(remaining, ["kept"])
+        // A new feed of the same name starts over at version 1.
+        XCTAssertEqual(int(assertJSON(try client.put("/feeds/gone", "[2]"))["version"]), 1)
+    }
+
+    /// A long poll parked on a feed that is deleted learns it with 404.
+    func testDeletingAFeedAnswersItsLongPolls() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/doomed", "[1]").status, 200)
+        let answer = Collector<HTTPResult>()
+        let poll = Thread {
+            if let response = try? client.get("/feeds/doomed/changes?since=1&wait=20", timeout: 25) { answer.append(response) }
+        }
+        poll.start()
+        XCTAssertTrue(eventually(timeout: 5) {
+            (try? client.get("/metrics").text.contains("batchdiff_long_polls_parked 1")) ?? false
+        }, "the long poll did not park")
+        XCTAssertEqual(try client.delete("/feeds/doomed").status, 204)
+        XCTAssertTrue(eventually(timeout: 3) { !answer.all.isEmpty }, "the parked long poll was not answered")
+        if let response = answer.all.first { assertProblem(response, 404, "feed_not_found") }
+    }
+
+    /// Past `--max-feed-memory`, old versions go (410 for them) but never the latest.
+    func testMemoryLimitEvictsOldVersionsButNeverTheLatest() throws {
+        let client = try startServer(["--max-feed-memory", "30000", "--max-versions", "1000"]).client
+        var latest: [Any] = []
+        for version in 1...30 {
+            latest = (0..<40).map { ["id": $0, "text": String(repeating: "v\(version)-", count: 10)] as [String: Any] }
+            XCTAssertEqual(int(assertJSON(try client.put("/feeds/big", jsonText(latest)))["version"]), version)
+        }
+        let gone = assertProblem(try client.get("/feeds/big/changes?since=1"), 410, "version_gone")
+        XCTAssertEqual(int(gone["latest"]), 30)
+        let whole = assertJSON(try client.get("/feeds/big"))
+        XCTAssertEqual(whole["data"].map(canonicalJSON), canonicalJSON(latest))
+        let fresh = assertJSON(try client.get("/feeds/big/changes?since=0"))
+        XCTAssertEqual(try decodeListBatch(fresh).apply(to: [], values: decodeListValues(fresh)), listElements(latest))
+        let metrics = try client.get("/metrics").text
+        let versions = metrics.split(separator: "\n").first { $0.hasPrefix("batchdiff_feed_versions ") }
+        XCTAssertLessThan(Int(versions?.split(separator: " ").last ?? "") ?? 1000, 30, "no version was evicted: \(metrics)")
+    }
+
+    func testFeedKeepsItsShapeAndIdKey() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/shaped", "[1]").status, 200)
+        assertProblem(try client.put("/feeds/shaped", #"{"sections": []}"#), 422, "invalid_shape")
+        assertProblem(try client.put("/feeds/shaped", #"{"not": "a collection"}"#), 422, "invalid_shape")
+        assertProblem(try client.put("/feeds/shaped", "[1,"), 400, "malformed_json")
+        XCTAssertEqual(int(assertJSON(try client.get("/feeds/shaped"))["version"]), 1, "a refused PUT made a version")
+        // idKey set on the first PUT.
+        let keyed = assertJSON(try client.put("/feeds/keyed?idKey=key", #"[{"key": "a", "v": 1}, {"key": "b"}]"#))
+        XCTAssertEqual(int(keyed["version"]), 1)
+        // With "key" as the identity, a changed is a reload (not a delete plus an insert).
+        let update = assertJSON(try client.put("/feeds/keyed", #"[{"key": "a", "v": 2}, {"key": "b"}]"#))
+        XCTAssertEqual(try decodeListBatch(update), ListBatch(rows: RowChanges(reloaded: [0]), oldCount: 2, newCount: 2))
+        assertProblem(try client.put("/feeds/keyed?idKey=id", "[]"), 422, "invalid_shape")
+        // Invalid feed ids.
+        assertProblem(try client.put("/feeds/bad%20id", "[]"), 400, "invalid_feed_id")
+        assertProblem(try client.put("/feeds/" + String(repeating: "a", count: 129), "[]"), 400, "invalid_feed_id")
+    }
+}

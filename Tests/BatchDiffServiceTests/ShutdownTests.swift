@@ -1,0 +1,102 @@
+import BatchDiff
+import Foundation
+import XCTest
+
+/// SIGTERM: requests in flight are answered, new ones are refused, the process exits 0.
+final class ShutdownTests: ServerTestCase {
+    /// The number of parked long polls, from the metrics.
+    private func parkedLongPolls(_ client: HTTPClient) -> Int? {
+        guard let text = try? client.get("/metrics", timeout: 2).text,
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("batchdiff_long_polls_parked ") })
+        else { return nil }
+        return Int(line.split(separator: " ").last ?? "")
+    }
+
+    /// A long poll parked when SIGTERM arrives is answered (with an empty batch), and the
+    /// process exits 0; afterwards connections are refused.
+    func testParkedLongPollIsAnsweredAtShutdown() throws {
+        let server = try startServer(["--shutdown-grace", "5"])
+        let client = server.client
+        XCTAssertEqual(try client.put("/feeds/news", #"["a", "b"]"#).status, 200)
+        let answer = Collector<Result<HTTPResult, Error>>()
+        let poll = Thread {
+            answer.append(Result { try client.get("/feeds/news/changes?since=1&wait=30", timeout: 20) })
+        }
+        poll.start()
+        XCTAssertTrue(eventually(timeout: 5) { parkedLongPolls(client) == 1 }, "the long poll did not park")
+        let signalled = Date()
+        server.sendTerm()
+        XCTAssertTrue(eventually(timeout: 5) { !answer.all.isEmpty }, "the parked long poll was not answered")
+        XCTAssertLessThan(Date().timeIntervalSince(signalled), 3, "the long poll was answered only after its wait, not at shutdown")
+        if case .success(let response) = answer.all.first {
+            let object = assertJSON(response)
+            XCTAssertEqual(int(object["from"]), 1)
+            XCTAssertEqual(int(object["to"]), 1)
+            XCTAssertEqual(try decodeListBatch(object), ListBatch(rows: .init(), oldCount: 2, newCount: 2), "an empty batch")
+        } else {
+            XCTFail("the long poll failed: \(String(describing: answer.all.first))")
+        }
+        XCTAssertEqual(server.terminate(signal: false, timeout: 5), 0, "exit status; log:\n\(server.log)")
+        XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "connections after shutdown are refused")
+    }
+
+    /// A request whose body is still arriving when SIGTERM comes is finished and answered;
+    /// meanwhile new connections are refused and a new request on an open keep-alive
+    /// connection gets 503.
+    func testRequestInFlightIsFinishedAndNewOnesAreRefused() throws {
+        let server = try startServer(["--shutdown-grace", "10"])
+        let client = server.client
+        let keepAlive = try client.connect()
+        XCTAssertEqual(try keepAlive.request("GET", "/healthz").status, 200)
+        let slow = try client.connect()
+        let body = #"{"old": ["a", "b", "c"], "new": ["c", "b", "a", "d"]}"#
+        let half = body.utf8.count / 2
+        try slow.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            + body.prefix(half))
+        usleep(100_000)  // the server has the headers: the request is in flight
+        server.sendTerm()
+        usleep(300_000)
+        XCTAssertTrue(server.process.isRunning, "the server exited with a request in flight")
+        // New connections are refused while draining.
+        XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "a new connection was served while shutting down")
+        // A new request on a connection opened before gets 503 (and the connection closes).
+        if let refused = try? keepAlive.request("GET", "/healthz", timeout: 3) {
+            assertProblem(refused, 503, "shutting_down")
+            XCTAssertEqual(refused.header("connection")?.lowercased(), "close")
+        } else {
+            XCTFail("a request on an open connection got no answer while shutting down")
+        }
+        // The request in flight is finished and answered.
+        try slow.send(String(body.dropFirst(half)))
+        let response = try slow.readResponse(timeout: 5)
+        XCTAssertEqual(response.status, 200, response.text)
+        XCTAssertEqual(try decodeListBatch(response.object).newCount, 4)
+        XCTAssertEqual(server.terminate(signal: false, timeout: 5), 0, "exit status; log:\n\(server.log)")
+        XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "connections after shutdown are refused")
+    }
+
+    /// An idle server exits 0 at once on SIGTERM (and on SIGINT).
+    func testIdleServerExitsZero() throws {
+        let server = try startServer()
+        XCTAssertEqual(try server.client.get("/healthz").status, 200)
+        let started = Date()
+        XCTAssertEqual(server.terminate(timeout: 5), 0, "exit status; log:\n\(server.log)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        let other = try startServer()
+        kill(other.pid, SIGINT)
+        XCTAssertEqual(other.terminate(signal: false, timeout: 5), 0, "exit status after SIGINT")
+    }
+
+    /// The grace period bounds the wait for a request that never finishes.
+    func testGraceBoundsAStuckRequest() throws {
+        let server = try startServer(["--shutdown-grace", "1", "--connection-timeout", "30"])
+        let stuck = try server.client.connect()
+        try stuck.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+        usleep(100_000)
+        let started = Date()
+        XCTAssertEqual(server.terminate(timeout: 6), 0, "exit status; log:\n\(server.log)")
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThan(elapsed, 0.8, "did not wait for the request in flight")
+        XCTAssertLessThan(elapsed, 4, "waited far past the 1 s grace")
+    }
+}
