@@ -30,10 +30,10 @@ public final class BatchDiffService: Sendable {
             case (.metrics, _):
                 return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
             case (.diff, _):
-                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                try authorizeRead(request)
                 return .now(try diff(request))
             case (.feeds, _):
-                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                try authorizeRead(request)
                 return .now(listFeeds())
             case (.feed(let id), "PUT"):
                 try authorize(request, tokens: [configuration.writeToken])
@@ -42,10 +42,10 @@ public final class BatchDiffService: Sendable {
                 try authorize(request, tokens: [configuration.writeToken])
                 return .now(try deleteFeed(id))
             case (.feed(let id), _):
-                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                try authorizeRead(request)
                 return .now(try getFeed(id, request))
             case (.changes(let id), _):
-                try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
+                try authorizeRead(request)
                 return try changes(id, request)
             }
         } catch {
@@ -82,6 +82,12 @@ public final class BatchDiffService: Sendable {
             ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", all.reduce(0) { $0 + $1.byteEstimate }),
             ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", all.reduce(0) { $0 + $1.waiterCount }),
         ])
+    }
+
+    /// Reads need a token only when a read token is configured; the write token also reads.
+    private func authorizeRead(_ request: HTTPRequest) throws(Problem) {
+        guard configuration.readToken != nil else { return }
+        try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
     }
 
     /// Checks the bearer token when one of `tokens` is configured: 401 without, 403 wrong.

@@ -1,12 +1,40 @@
 #include "CMicroHTTPDShim.h"
 #include <netdb.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
-struct MHD_Daemon *bd_start_daemon(const struct bd_daemon_config *config,
-                                   MHD_AccessHandlerCallback handler, void *handler_cls,
-                                   MHD_RequestCompletedCallback completed, void *completed_cls,
-                                   char *error, size_t error_size) {
+/* A daemon with a gate at accept: libmicrohttpd in epoll mode stops accepting at its
+ * connection limit, leaving more clients waiting in the backlog with no answer; the gate
+ * counts open connections and refuses the ones past the limit at once. */
+struct bd_daemon {
+    struct MHD_Daemon *mhd;
+    atomic_uint open;
+    unsigned int limit;
+};
+
+static enum MHD_Result bd_admit(void *cls, const struct sockaddr *address, socklen_t length) {
+    (void)address;
+    (void)length;
+    struct bd_daemon *daemon = cls;
+    return atomic_load(&daemon->open) < daemon->limit ? MHD_YES : MHD_NO;
+}
+
+static void bd_count(void *cls, struct MHD_Connection *connection, void **socket_context,
+                     enum MHD_ConnectionNotificationCode code) {
+    (void)connection;
+    (void)socket_context;
+    struct bd_daemon *daemon = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) atomic_fetch_add(&daemon->open, 1);
+    else atomic_fetch_sub(&daemon->open, 1);
+}
+
+struct bd_daemon *bd_start_daemon(const struct bd_daemon_config *config,
+                                  MHD_AccessHandlerCallback handler, void *handler_cls,
+                                  MHD_RequestCompletedCallback completed, void *completed_cls,
+                                  char *error, size_t error_size) {
     struct addrinfo hints, *found = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
@@ -19,37 +47,55 @@ struct MHD_Daemon *bd_start_daemon(const struct bd_daemon_config *config,
         snprintf(error, error_size, "cannot resolve host '%s': %s", config->host, gai_strerror(status));
         return NULL;
     }
+    struct bd_daemon *daemon = calloc(1, sizeof *daemon);
+    if (daemon == NULL) {
+        freeaddrinfo(found);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    atomic_init(&daemon->open, 0);
+    daemon->limit = config->connection_limit;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, config->port, NULL, NULL, handler, handler_cls,
+    daemon->mhd = MHD_start_daemon(
+        flags, config->port, bd_admit, daemon, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, found->ai_addr,
         MHD_OPTION_THREAD_POOL_SIZE, config->threads,
-        MHD_OPTION_CONNECTION_LIMIT, config->connection_limit,
+        /* The gate refuses first; libmicrohttpd's own limit only backs it up. */
+        MHD_OPTION_CONNECTION_LIMIT, config->connection_limit + 64,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, config->connection_memory_limit,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, bd_count, daemon,
         MHD_OPTION_END);
     freeaddrinfo(found);
-    if (daemon == NULL) {
+    if (daemon->mhd == NULL) {
+        free(daemon);
         snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not allowed)",
                  config->host, (unsigned)config->port);
+        return NULL;
     }
     return daemon;
 }
 
-uint16_t bd_daemon_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+uint16_t bd_daemon_port(struct bd_daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon->mhd, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+void bd_quiesce_daemon(struct bd_daemon *daemon) {
+    MHD_socket socket = MHD_quiesce_daemon(daemon->mhd);
+    if (socket != MHD_INVALID_SOCKET) close(socket);
+}
+
+void bd_stop_daemon(struct bd_daemon *daemon) {
+    MHD_stop_daemon(daemon->mhd);
+    free(daemon);
 }
 
 const char *bd_header(struct MHD_Connection *connection, const char *name) {
     return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
-}
-
-const char *bd_query(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
 }
 
 #include <malloc.h>

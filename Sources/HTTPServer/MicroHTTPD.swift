@@ -73,12 +73,9 @@ struct Daemon: @unchecked Sendable {
     var port: Int { Int(bd_daemon_port(pointer)) }
 
     /// Stops accepting connections; those open are served on.
-    func quiesce() {
-        let socket = MHD_quiesce_daemon(pointer)
-        if socket >= 0 { close(socket) }
-    }
+    func quiesce() { bd_quiesce_daemon(pointer) }
 
-    func stop() { MHD_stop_daemon(pointer) }
+    func stop() { bd_stop_daemon(pointer) }
 }
 
 /// Why the server could not start.
@@ -95,6 +92,8 @@ final class RequestState {
     var body: [UInt8] = []
     var bytesIn = 0
     var answered = false
+    /// The body passed the limit; it is read and dropped, then answered with 413.
+    var tooLarge = false
     var status = 0
     var bytesOut = 0
     var pending: PendingResponse?
@@ -120,8 +119,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if uploadDataSize.pointee > 0 {
         let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
         uploadDataSize.pointee = 0
-        router.receive(chunk, for: state, connection: connectionHandle)
-        return .YES
+        return router.receive(chunk, for: state) ? .YES : .NO
     }
     router.finish(state, connection: connectionHandle)
     return .YES

@@ -40,15 +40,19 @@ final class RequestRouter: Sendable {
         }
     }
 
-    func receive(_ chunk: UnsafeRawBufferPointer, for state: RequestState, connection: Connection) {
+    /// Takes a piece of the body; returns whether to go on reading the connection.
+    func receive(_ chunk: UnsafeRawBufferPointer, for state: RequestState) -> Bool {
         state.bytesIn += chunk.count
-        guard !state.answered else { return }  // refused already: the rest is read and dropped
-        guard state.body.count + chunk.count <= bodyLimit else {
+        guard !state.answered else { return true }  // refused already: the rest is read and dropped
+        guard !state.tooLarge && state.body.count + chunk.count <= bodyLimit else {
+            // libmicrohttpd takes no answer in the middle of an upload: the 413 goes out when
+            // the body ends, and a body that runs on far past the limit closes the connection.
+            state.tooLarge = true
             state.body = []
-            answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
-            return
+            return state.bytesIn <= 2 * bodyLimit + (1 << 20)
         }
         state.body.append(contentsOf: chunk)
+        return true
     }
 
     func finish(_ state: RequestState, connection: Connection) {
@@ -57,6 +61,9 @@ final class RequestRouter: Sendable {
             return
         }
         guard !state.answered else { return }
+        guard !state.tooLarge else {
+            return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+        }
         let request = HTTPRequest(
             method: state.method, path: state.path,
             headers: connection.headers(),
