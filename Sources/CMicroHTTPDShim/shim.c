@@ -99,6 +99,7 @@ const char *bd_header(struct MHD_Connection *connection, const char *name) {
 }
 
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -134,4 +135,12 @@ int bd_http_get_status(const char *host, uint16_t port, const char *path, int ti
 void bd_keep_freed_memory(void) {
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+
+void bd_raise_open_file_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+    }
 }

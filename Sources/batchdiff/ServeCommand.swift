@@ -71,7 +71,8 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "batchdiff")
-        MemoryTuning.keepFreedMemory()
+        ProcessTuning.keepFreedMemory()
+        ProcessTuning.raiseOpenFileLimit()
 
         var service = ServiceConfiguration()
         service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")

@@ -47,4 +47,8 @@ int bd_http_get_status(const char *host, uint16_t port, const char *path, int ti
 /// Keeps freed memory for reuse instead of returning each large block to the kernel, so
 /// big requests do not fault their memory in again every time.
 void bd_keep_freed_memory(void);
+
+/// Raises the soft limit of open files to the hard limit: every connection, parked long
+/// polls included, holds one.
+void bd_raise_open_file_limit(void);
 #endif

@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+
+/// A thousand parked long polls hold no thread: other requests are served as fast as
+/// before, and one PUT wakes them all within 100 ms.
+final class LongPollScaleTests: ServerTestCase {
+    private func healthLatency(_ client: HTTPClient, samples: Int = 30) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<samples {
+            let start = Date()
+            XCTAssertEqual(try client.get("/healthz").status, 200)
+            times.append(Date().timeIntervalSince(start))
+        }
+        return times.sorted()[samples / 2]
+    }
+
+    func testAThousandParkedLongPollsAreWokenByOnePut() throws {
+        let server = try startServer()
+        let client = server.client
+        XCTAssertEqual(try client.put("/feeds/crowd", "[1, 2, 3]").status, 200)
+        let before = try healthLatency(client)
+
+        let request = HTTPClient.requestBytes("GET", "/feeds/crowd/changes?since=1&wait=30", body: nil, headers: [:])
+        let polls = try (0..<1000).map { _ in
+            let connection = try client.connect()
+            try connection.send(request)
+            return connection
+        }
+        XCTAssertTrue(eventually(timeout: 10) {
+            (try? client.get("/metrics").text.contains("batchdiff_long_polls_parked 1000")) ?? false
+        }, "not all 1000 long polls parked")
+        let during = try healthLatency(client)
+        XCTAssertLessThan(during, max(before * 5, 0.005), "parked long polls slow other requests (median \(during)s, before \(before)s)")
+
+        let written = Date()
+        XCTAssertEqual(try client.put("/feeds/crowd", "[1, 2, 3, 4]").status, 200)
+        var lastAnswer = written
+        for connection in polls {
+            let response = try connection.readResponse(timeout: 5)
+            lastAnswer = max(lastAnswer, Date())
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(int(response.object["to"]), 2)
+        }
+        let wake = lastAnswer.timeIntervalSince(written)
+        print("1000 long polls: the last answer arrived \(Int(wake * 1000)) ms after the PUT was sent")
+        XCTAssertLessThan(wake, 0.1, "the last of 1000 long polls was answered late")
+        XCTAssertTrue(eventually(timeout: 5) {
+            (try? client.get("/metrics").text.contains("batchdiff_long_polls_parked 0")) ?? false
+        })
+    }
+}
