@@ -17,6 +17,16 @@ public enum JSONBatch: Sendable {
         }
     }
 
+    /// The batch that leaves `collection` as it is: no operations, its counts on both sides.
+    public static func unchanged(_ collection: JSONCollection) -> JSONBatch {
+        switch collection {
+        case .list(let items):
+            .list(ListBatch(rows: RowChanges(), oldCount: items.count, newCount: items.count))
+        case .sectioned(let sections):
+            .sectioned(SectionedBatch(sections: SectionChanges(), rows: RowChanges(), oldCounts: sections.map(\.items.count), newCounts: sections.map(\.items.count)))
+        }
+    }
+
     /// Whether applying the batch changes nothing.
     public var isEmpty: Bool {
         switch self {

@@ -61,7 +61,7 @@ final class Feed: Sendable {
             guard state.latest.fingerprint != fingerprint else {
                 var output = JSONOutput()
                 output.writeHeader(feed: id, version: state.latest.version, changed: false)
-                output.batchMembers(try! JSONBatch(from: state.latest.collection, to: state.latest.collection, options: DiffOptions()))
+                output.batchMembers(JSONBatch.unchanged(state.latest.collection))
                 output.raw("}")
                 return (Write(version: state.latest.version, changed: false, body: output.bytes), [])
             }
@@ -101,15 +101,16 @@ final class Feed: Sendable {
             guard since <= latest.version else {
                 throw Problem.badQuery("since=\(since) is newer than the latest version of feed \(id), \(latest.version)")
             }
-            let old: JSONCollection
-            if since == 0 {
-                old = latest.empty
+            let batch: JSONBatch
+            if since == latest.version {
+                batch = .unchanged(latest.collection)
+            } else if since == 0 {
+                batch = try! JSONBatch(from: latest.empty, to: latest.collection, options: DiffOptions())
             } else if let stored = state.versions.first(where: { $0.number == since }) {
-                old = stored.number == latest.version ? latest.collection : stored.collection(state.pool)
+                batch = try! JSONBatch(from: stored.collection(state.pool), to: latest.collection, options: DiffOptions())
             } else {
                 throw Problem.versionGone(feed: id, since: since, latest: latest.version)
             }
-            let batch = try! JSONBatch(from: old, to: latest.collection, options: DiffOptions())
             var output = JSONOutput(capacity: 1024)
             output.raw("{\"feed\":")
             output.string(id)
