@@ -1,18 +1,38 @@
 #include "CMicroHTTPDShim.h"
 #include <netdb.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
-/* A daemon with a gate at accept: libmicrohttpd in epoll mode stops accepting at its
- * connection limit, leaving more clients waiting in the backlog with no answer; the gate
- * counts open connections and refuses the ones past the limit at once. */
+/* A daemon with two guards libmicrohttpd lacks.
+ * - A gate at accept: in epoll mode libmicrohttpd stops accepting at its connection limit,
+ *   leaving more clients waiting in the backlog with no answer; the gate counts open
+ *   connections and refuses the ones past the limit at once.
+ * - A header deadline: libmicrohttpd's timeout counts idle time only, so a client sending
+ *   its headers a byte a second keeps a connection forever. Each connection is watched
+ *   while it waits for a request's headers; a watchman thread shuts down the socket of one
+ *   that waits longer than the deadline, and libmicrohttpd then closes it. */
+struct bd_watch {
+    struct bd_watch *previous, *next;
+    struct bd_daemon *daemon;
+    MHD_socket socket;
+    time_t waiting_since; /* 0 while a request is being served */
+};
+
 struct bd_daemon {
     struct MHD_Daemon *mhd;
     atomic_uint open;
     unsigned int limit;
+    unsigned int header_timeout;
+    pthread_mutex_t lock; /* guards the watch list and every watch in it */
+    struct bd_watch watched; /* sentinel of a circular list */
+    pthread_t watchman;
+    atomic_bool stopping;
 };
 
 static enum MHD_Result bd_admit(void *cls, const struct sockaddr *address, socklen_t length) {
@@ -22,13 +42,65 @@ static enum MHD_Result bd_admit(void *cls, const struct sockaddr *address, sockl
     return atomic_load(&daemon->open) < daemon->limit ? MHD_YES : MHD_NO;
 }
 
-static void bd_count(void *cls, struct MHD_Connection *connection, void **socket_context,
+static void bd_track(void *cls, struct MHD_Connection *connection, void **socket_context,
                      enum MHD_ConnectionNotificationCode code) {
-    (void)connection;
-    (void)socket_context;
     struct bd_daemon *daemon = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) atomic_fetch_add(&daemon->open, 1);
-    else atomic_fetch_sub(&daemon->open, 1);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&daemon->open, 1);
+        struct bd_watch *watch = calloc(1, sizeof *watch);
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (watch == NULL || info == NULL) {
+            free(watch);
+            return;
+        }
+        watch->daemon = daemon;
+        watch->socket = info->connect_fd;
+        watch->waiting_since = time(NULL);
+        pthread_mutex_lock(&daemon->lock);
+        watch->next = daemon->watched.next;
+        watch->previous = &daemon->watched;
+        daemon->watched.next->previous = watch;
+        daemon->watched.next = watch;
+        pthread_mutex_unlock(&daemon->lock);
+        *socket_context = watch;
+    } else {
+        atomic_fetch_sub(&daemon->open, 1);
+        struct bd_watch *watch = *socket_context;
+        if (watch == NULL) return;
+        pthread_mutex_lock(&daemon->lock);
+        watch->previous->next = watch->next;
+        watch->next->previous = watch->previous;
+        pthread_mutex_unlock(&daemon->lock);
+        free(watch);
+        *socket_context = NULL;
+    }
+}
+
+static void *bd_watch_headers(void *cls) {
+    struct bd_daemon *daemon = cls;
+    while (!atomic_load(&daemon->stopping)) {
+        struct timespec pause = {0, 250 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        time_t now = time(NULL);
+        pthread_mutex_lock(&daemon->lock);
+        for (struct bd_watch *watch = daemon->watched.next; watch != &daemon->watched; watch = watch->next) {
+            if (watch->waiting_since != 0 && now - watch->waiting_since > (time_t)daemon->header_timeout) {
+                shutdown(watch->socket, SHUT_RDWR);
+                watch->waiting_since = 0;
+            }
+        }
+        pthread_mutex_unlock(&daemon->lock);
+    }
+    return NULL;
+}
+
+void bd_connection_serving(struct MHD_Connection *connection, int serving) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (info == NULL || info->socket_context == NULL) return;
+    struct bd_watch *watch = info->socket_context;
+    pthread_mutex_lock(&watch->daemon->lock);
+    watch->waiting_since = serving ? 0 : time(NULL);
+    pthread_mutex_unlock(&watch->daemon->lock);
 }
 
 struct bd_daemon *bd_start_daemon(const struct bd_daemon_config *config,
@@ -54,7 +126,11 @@ struct bd_daemon *bd_start_daemon(const struct bd_daemon_config *config,
         return NULL;
     }
     atomic_init(&daemon->open, 0);
+    atomic_init(&daemon->stopping, false);
     daemon->limit = config->connection_limit;
+    daemon->header_timeout = config->header_timeout;
+    pthread_mutex_init(&daemon->lock, NULL);
+    daemon->watched.next = daemon->watched.previous = &daemon->watched;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     daemon->mhd = MHD_start_daemon(
@@ -67,10 +143,12 @@ struct bd_daemon *bd_start_daemon(const struct bd_daemon_config *config,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, config->connection_memory_limit,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, bd_count, daemon,
+        MHD_OPTION_NOTIFY_CONNECTION, bd_track, daemon,
         MHD_OPTION_END);
     freeaddrinfo(found);
-    if (daemon->mhd == NULL) {
+    if (daemon->mhd == NULL || pthread_create(&daemon->watchman, NULL, bd_watch_headers, daemon) != 0) {
+        if (daemon->mhd != NULL) MHD_stop_daemon(daemon->mhd);
+        pthread_mutex_destroy(&daemon->lock);
         free(daemon);
         snprintf(error, error_size, "cannot listen on %s:%u (address in use, or not allowed)",
                  config->host, (unsigned)config->port);
@@ -90,7 +168,10 @@ void bd_quiesce_daemon(struct bd_daemon *daemon) {
 }
 
 void bd_stop_daemon(struct bd_daemon *daemon) {
+    atomic_store(&daemon->stopping, true);
+    pthread_join(daemon->watchman, NULL);
     MHD_stop_daemon(daemon->mhd);
+    pthread_mutex_destroy(&daemon->lock);
     free(daemon);
 }
 

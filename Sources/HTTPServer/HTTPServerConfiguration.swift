@@ -10,6 +10,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int = 1024
     /// Seconds a connection may stay idle (no bytes either way) before it is closed.
     public var connectionTimeout: Int = 15
+    /// Seconds a connection may take to send a request's headers, however it trickles them
+    /// (counted from the connection's start, or from the end of its previous request).
+    public var headerTimeout: Int = 10
     /// Threads serving connections (epoll, one event loop each).
     public var threads: Int = 2
     /// Bytes of header buffer per connection; longer headers get 431.

@@ -11,6 +11,10 @@ struct Connection: @unchecked Sendable {
     let pointer: OpaquePointer
 
     func suspend() { MHD_suspend_connection(pointer) }
+
+    /// Tells the header watch whether a request is being served (its headers are in) or the
+    /// connection waits for the next request's headers, which must come within the timeout.
+    func setServing(_ serving: Bool) { bd_connection_serving(pointer, serving ? 1 : 0) }
     func resume() { MHD_resume_connection(pointer) }
 
     /// The request headers by lowercased name, the first of repeats.
@@ -62,6 +66,7 @@ struct Daemon: @unchecked Sendable {
                 host: host, port: UInt16(clamping: configuration.port), threads: UInt32(max(1, configuration.threads)),
                 connection_limit: UInt32(clamping: configuration.connectionLimit),
                 connection_timeout: UInt32(clamping: configuration.connectionTimeout),
+                header_timeout: UInt32(clamping: configuration.headerTimeout),
                 connection_memory_limit: configuration.headerMemoryLimit
             )
             return bd_start_daemon(&config, accessHandler, context, requestCompleted, context, &error, error.count)
@@ -111,6 +116,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing = requestContext.pointee else {
         let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        connectionHandle.setServing(true)
         let contentLength = bd_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
         router.begin(state, connection: connectionHandle, contentLength: contentLength)
         return .YES
@@ -125,8 +131,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return .YES
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
+    if let connection { Connection(pointer: connection).setServing(false) }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
     Unmanaged<RequestRouter>.fromOpaque(cls).takeUnretainedValue().complete(state)

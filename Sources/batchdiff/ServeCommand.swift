@@ -27,6 +27,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a connection may stay idle before it is closed (BATCHDIFF_CONNECTION_TIMEOUT).")
     var connectionTimeout = Environment.integer("BATCHDIFF_CONNECTION_TIMEOUT", default: 15)
 
+    @Option(help: "Seconds a client may take to send a request's headers (BATCHDIFF_HEADER_TIMEOUT).")
+    var headerTimeout = Environment.integer("BATCHDIFF_HEADER_TIMEOUT", default: 10)
+
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
     var threads = Environment.integer("BATCHDIFF_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
 
@@ -58,7 +61,7 @@ struct ServeCommand: ParsableCommand {
                               ("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
-        for (name, value) in [("--connection-timeout", connectionTimeout), ("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
+        for (name, value) in [("--connection-timeout", connectionTimeout), ("--header-timeout", headerTimeout), ("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
     }
@@ -88,6 +91,7 @@ struct ServeCommand: ParsableCommand {
         http.bodyLimit = bodyLimit
         http.connectionLimit = maxConnections
         http.connectionTimeout = connectionTimeout
+        http.headerTimeout = headerTimeout
         http.threads = threads
 
         // Signals are taken as events, not by the default action (which would kill PID 1 in a container).

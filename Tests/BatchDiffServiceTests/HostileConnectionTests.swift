@@ -33,6 +33,34 @@ final class HostileConnectionTests: ServerTestCase {
         XCTAssertEqual(try client.get("/healthz").status, 200)
     }
 
+    /// A client that trickles its headers a byte at a time, never idle long enough for the
+    /// idle timeout, is closed at the header deadline; a request sent in time is served.
+    func testHeadersTrickledByteByByteAreCutOffAtTheHeaderDeadline() throws {
+        let server = try startServer(["--connection-timeout", "30", "--header-timeout", "2"])
+        let client = server.client
+        let trickle = try client.connect()
+        let started = Date()
+        var closed = false
+        for byte in Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 200) {
+            guard (try? trickle.send([byte])) != nil, !trickle.waitForClose(timeout: 0.2) else {
+                closed = true
+                break
+            }
+            if Date().timeIntervalSince(started) > 8 { break }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertTrue(closed, "a connection trickling its headers was not closed in 8 s")
+        XCTAssertGreaterThan(elapsed, 1.5, "closed before the header deadline")
+        XCTAssertLessThan(elapsed, 4.5, "closed long after the 2 s header deadline")
+        // A keep-alive connection that sends its next request in time is served on.
+        let keepAlive = try client.connect()
+        for _ in 0..<3 {
+            XCTAssertEqual(try keepAlive.request("GET", "/healthz").status, 200)
+            usleep(500_000)
+        }
+        XCTAssertEqual(try client.get("/healthz").status, 200)
+    }
+
     /// A client that sends its body one byte at a time keeps its connection as long as
     /// bytes keep coming, and is answered.
     func testSlowBodyWithinTheTimeoutIsServed() throws {

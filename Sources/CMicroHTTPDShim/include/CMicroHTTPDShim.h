@@ -11,10 +11,12 @@ struct bd_daemon_config {
     unsigned int threads;          /* size of the thread pool (>= 1) */
     unsigned int connection_limit; /* simultaneous connections; more are refused at accept */
     unsigned int connection_timeout; /* seconds a connection may stay idle */
+    unsigned int header_timeout;   /* seconds a connection may take to send a request's headers */
     size_t connection_memory_limit; /* bytes of header buffer per connection */
 };
 
-/// A running daemon and the gate that refuses connections past the limit at accept.
+/// A running daemon, the gate that refuses connections past the limit at accept, and the
+/// watch that closes connections slow to send their headers.
 struct bd_daemon;
 
 /// Starts an epoll thread-pool daemon that allows suspend/resume and quiescing.
@@ -32,6 +34,10 @@ void bd_quiesce_daemon(struct bd_daemon *daemon);
 
 /// Stops the daemon and frees it.
 void bd_stop_daemon(struct bd_daemon *daemon);
+
+/// Tells the header watch that `connection` is serving a request (its headers are in), or
+/// is done with it and waits for the next one's headers.
+void bd_connection_serving(struct MHD_Connection *connection, int serving);
 
 /// The value of a request header, or NULL.
 const char *bd_header(struct MHD_Connection *connection, const char *name);
