@@ -8,16 +8,20 @@ enum Route: Equatable {
     case changes(String)
 
     init?(path: String) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        switch (parts.count, parts.first) {
-        case (1, "healthz"): self = .health
-        case (1, "metrics"): self = .metrics
-        case (1, "diff"): self = .diff
-        case (1, "feeds"): self = .feeds
-        case (2, "feeds") where parts.last == "": self = .feeds
-        case (2, "feeds"): self = .feed(String(parts.last!))
-        case (3, "feeds") where parts.last == "changes": self = .changes(String(parts[parts.startIndex + 1]))
-        default: return nil
+        switch path {
+        case "/healthz": self = .health
+        case "/metrics": self = .metrics
+        case "/diff": self = .diff
+        case "/feeds", "/feeds/": self = .feeds
+        default:
+            guard path.hasPrefix("/feeds/") else { return nil }
+            let rest = path.dropFirst("/feeds/".count)
+            guard let slash = rest.firstIndex(of: "/") else {
+                self = .feed(String(rest))
+                return
+            }
+            guard rest[slash...] == "/changes" else { return nil }
+            self = .changes(String(rest[..<slash]))
         }
     }
 
