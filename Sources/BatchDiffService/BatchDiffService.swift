@@ -76,7 +76,10 @@ public final class BatchDiffService: Sendable {
 
     private func renderMetrics() -> String {
         let all = feeds.all
-        return metrics.render(gauges: [
+        return metrics.render(counters: [
+            ("batchdiff_feed_answers_computed_total", "changes?since= answers computed by a diff.", feeds.counters.answersComputed),
+            ("batchdiff_feed_answers_reused_total", "changes?since= answers served from one already computed.", feeds.counters.answersReused),
+        ], gauges: [
             ("batchdiff_feeds", "Feeds held.", all.count),
             ("batchdiff_feed_versions", "Versions retained across feeds.", all.reduce(0) { $0 + $1.versionCount }),
             ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", all.reduce(0) { $0 + $1.byteEstimate }),

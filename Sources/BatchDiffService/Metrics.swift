@@ -33,8 +33,8 @@ final class Metrics: Sendable {
         }
     }
 
-    /// The metrics page, with `gauges` (name, help, value) appended.
-    func render(gauges: [(name: String, help: String, value: Int)]) -> String {
+    /// The metrics page, with `counters` and `gauges` (name, help, value) appended.
+    func render(counters: [(name: String, help: String, value: Int)], gauges: [(name: String, help: String, value: Int)]) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP batchdiff_requests_total Requests answered, by route, method and status.")
@@ -56,10 +56,12 @@ final class Metrics: Sendable {
         lines.append("# HELP batchdiff_sent_bytes_total Response body bytes sent.")
         lines.append("# TYPE batchdiff_sent_bytes_total counter")
         lines.append("batchdiff_sent_bytes_total \(state.bytesOut)")
-        for gauge in gauges {
-            lines.append("# HELP \(gauge.name) \(gauge.help)")
-            lines.append("# TYPE \(gauge.name) gauge")
-            lines.append("\(gauge.name) \(gauge.value)")
+        for (kind, values) in [("counter", counters), ("gauge", gauges)] {
+            for value in values {
+                lines.append("# HELP \(value.name) \(value.help)")
+                lines.append("# TYPE \(value.name) \(kind)")
+                lines.append("\(value.name) \(value.value)")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -9,6 +9,9 @@ import Synchronization
 final class Feed: Sendable {
     let id: String
     private let state: Mutex<State>
+    private let counters: FeedCounters
+    /// Bytes of computed answers kept for reuse; past it they are dropped.
+    private static let answerCacheLimit = 32 << 20
 
     private struct State {
         let idKey: String
@@ -19,11 +22,17 @@ final class Feed: Sendable {
         var compactedPoolSize = 0
         /// Answers of `changes?since=N` for the current latest, by N.
         var answers: [Int: [UInt8]] = [:]
+        var answerBytes = 0
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
         var deleted = false
         /// Set at shutdown: long polls are answered at once from then on.
         var closing = false
+
+        mutating func dropAnswers() {
+            answers = [:]
+            answerBytes = 0
+        }
     }
 
     private struct Waiter {
@@ -38,8 +47,9 @@ final class Feed: Sendable {
         let body: [UInt8]
     }
 
-    init(id: String, idKey: String, first snapshot: Snapshot, sequence: Int) {
+    init(id: String, idKey: String, first snapshot: Snapshot, sequence: Int, counters: FeedCounters) {
         self.id = id
+        self.counters = counters
         var state = State(idKey: idKey, latest: snapshot, versions: [])
         state.versions = [StoredVersion(number: snapshot.version, sequence: sequence, collection: snapshot.collection, pool: &state.pool)]
         self.state = Mutex(state)
@@ -81,7 +91,7 @@ final class Feed: Sendable {
         let snapshot = Snapshot(version: state.latest.version + 1, bytes: bytes, collection: collection, fingerprint: fingerprint)
         state.latest = snapshot
         state.versions.append(StoredVersion(number: snapshot.version, sequence: sequence, collection: collection, pool: &state.pool))
-        state.answers = [:]
+        state.dropAnswers()
         var output = JSONOutput()
         output.writeHeader(feed: feed, version: snapshot.version, changed: true)
         output.batchMembers(batch)
@@ -96,7 +106,10 @@ final class Feed: Sendable {
     func changes(since: Int) throws(Problem) -> [UInt8] {
         try state.withLock { state throws(Problem) -> [UInt8] in
             guard !state.deleted else { throw Problem.feedNotFound(id) }
-            if let answer = state.answers[since] { return answer }
+            if let answer = state.answers[since] {
+                counters.recordReused()
+                return answer
+            }
             let latest = state.latest
             guard since <= latest.version else {
                 throw Problem.badQuery("since=\(since) is newer than the latest version of feed \(id), \(latest.version)")
@@ -123,8 +136,10 @@ final class Feed: Sendable {
             output.raw(",")
             output.values(of: batch, from: latest)
             output.raw("}")
-            if state.answers.count >= 64 { state.answers = [:] }
+            counters.recordComputed()
+            if state.answerBytes + output.bytes.count > Self.answerCacheLimit { state.dropAnswers() }
             state.answers[since] = output.bytes
+            state.answerBytes += output.bytes.count
             return output.bytes
         }
     }
@@ -176,7 +191,7 @@ final class Feed: Sendable {
     var byteEstimate: Int {
         state.withLock { state in
             state.latest.byteEstimate + state.pool.byteEstimate + state.versions.reduce(0) { $0 + $1.byteEstimate }
-                + state.answers.values.reduce(0) { $0 + $1.count }
+                + state.answerBytes
         }
     }
 
@@ -191,7 +206,7 @@ final class Feed: Sendable {
         state.withLock { state in
             guard state.versions.count > 1 else { return false }
             state.versions.removeFirst()
-            state.answers = [:]
+            state.dropAnswers()
             if state.pool.prints.count > 2 * state.compactedPoolSize + 1024 {
                 state.pool.compact(&state.versions)
                 state.compactedPoolSize = state.pool.prints.count

@@ -8,6 +8,7 @@ final class FeedStore: Sendable {
     private let sequence = Atomic<Int>(0)
     private let maxVersions: Int
     private let maxBytes: Int
+    let counters = FeedCounters()
 
     init(maxVersions: Int, maxBytes: Int) {
         self.maxVersions = maxVersions
@@ -35,7 +36,7 @@ final class FeedStore: Sendable {
         } else {
             try precondition(nil)
             let snapshot = try Self.snapshot(version: 1, document: document, idKey: idKey ?? "id")
-            let fresh = Feed(id: id, idKey: idKey ?? "id", first: snapshot, sequence: nextSequence())
+            let fresh = Feed(id: id, idKey: idKey ?? "id", first: snapshot, sequence: nextSequence(), counters: counters)
             (feed, created) = feeds.withLock { feeds in
                 if let raced = feeds[id] { return (raced, false) }
                 feeds[id] = fresh

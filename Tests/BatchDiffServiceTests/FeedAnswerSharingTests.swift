@@ -1,0 +1,38 @@
+import Foundation
+import XCTest
+
+/// Many clients asking the same question (same feed, same since, same latest) cost one diff.
+final class FeedAnswerSharingTests: ServerTestCase {
+    private func counter(_ name: String, _ client: HTTPClient) throws -> Int? {
+        let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
+    func testConcurrentIdenticalQuestionsCostOneDiff() throws {
+        let client = try startServer().client
+        let items = (0..<2000).map { #"{"id":\#($0),"v":0}"# }
+        XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
+        let changed = items.enumerated().map { $0.offset % 10 == 0 ? #"{"id":\#($0.offset),"v":1}"# : $0.element }
+        XCTAssertEqual(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]").status, 200)
+
+        let answers = Collector<String>()
+        let group = DispatchGroup()
+        for _ in 0..<16 {
+            group.enter()
+            Thread {
+                if let response = try? client.get("/feeds/shared/changes?since=1"), response.status == 200 { answers.append(response.text) }
+                group.leave()
+            }.start()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(answers.all.count, 16)
+        XCTAssertEqual(Set(answers.all).count, 1, "every client got the same answer")
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), 1, "one diff for sixteen identical questions")
+        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), 15)
+
+        // A new version makes the question new again: one more diff.
+        XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
+        for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=1").status, 200) }
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), 2)
+    }
+}
