@@ -26,14 +26,14 @@ struct CollectionShape {
 
     /// The index path of the row at flat index `index`.
     func path(of index: Int) -> RowPath {
-        // The last section that starts at or before `index` and is not empty.
+        // The last section that starts at or before `index`: empty sections before it start
+        // at the same offset, so the last one is the one that holds the row.
         var low = 0
         var high = sectionCount - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if starts[middle] <= index { low = middle } else { high = middle - 1 }
         }
-        while starts[low + 1] <= index { low += 1 }
         return path(of: index, in: low)
     }
 }

@@ -4,11 +4,13 @@ import Synchronization
 
 /// A swift-log handler for a busy server: lines go to a shared buffer that a background
 /// thread writes to standard error every few milliseconds (or at once for warnings and
-/// worse), so a request's log line costs no system call of its own.
+/// worse), so a request's log line costs no system call of its own. When standard error
+/// does not keep up, lines past a bound are dropped and counted, never held without limit.
 struct BufferedLogHandler: LogHandler {
     /// The buffer all handlers of the process share, and its writer.
     final class Sink: Sendable {
-        private let pending = Mutex<[UInt8]>([])
+        private static let bound = 8 << 20
+        private let pending = Mutex<(bytes: [UInt8], dropped: Int)>(([], 0))
         private let clock = Mutex<(second: Int, text: String)>((-1, ""))
 
         init() {
@@ -21,16 +23,19 @@ struct BufferedLogHandler: LogHandler {
         }
 
         func append(_ line: String, urgent: Bool) {
-            pending.withLock { $0.append(contentsOf: line.utf8) }
+            pending.withLock { pending in
+                if pending.bytes.count < Self.bound { pending.bytes.append(contentsOf: line.utf8) } else { pending.dropped += 1 }
+            }
             if urgent { flush() }
         }
 
         /// Writes what is buffered.
         func flush() {
-            let bytes = pending.withLock { pending -> [UInt8] in
-                defer { pending.removeAll(keepingCapacity: true) }
+            let (bytes, dropped) = pending.withLock { pending in
+                defer { pending = ([], 0) }
                 return pending
             }
+            if dropped > 0 { FileHandle.standardError.write(Data("\(dropped) log lines dropped: standard error did not keep up\n".utf8)) }
             guard !bytes.isEmpty else { return }
             FileHandle.standardError.write(Data(bytes))
         }
