@@ -1,6 +1,5 @@
 import ArgumentParser
 import BatchDiffService
-import Dispatch
 import Foundation
 import HTTPServer
 import Logging
@@ -74,8 +73,8 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "batchdiff")
-        ProcessTuning.keepFreedMemory()
-        ProcessTuning.raiseOpenFileLimit()
+        ProcessSetup.keepFreedMemory()
+        ProcessSetup.raiseOpenFileLimit()
 
         var service = ServiceConfiguration()
         service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
@@ -94,17 +93,7 @@ struct ServeCommand: ParsableCommand {
         http.headerTimeout = headerTimeout
         http.threads = threads
 
-        // Signals are taken as events, not by the default action (which would kill PID 1 in a container).
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGPIPE, SIG_IGN)
-        let stop = DispatchSemaphore(value: 0)
-        let signals = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
+        ProcessSetup.catchStopSignals()
 
         let server: HTTPServer
         do {
@@ -119,10 +108,9 @@ struct ServeCommand: ParsableCommand {
         fflush(nil)
         logger.notice("listening", metadata: ["host": "\(host)", "port": "\(server.port)", "threads": "\(threads)"])
 
-        stop.wait()
+        ProcessSetup.waitForStopSignal()
         logger.notice("shutting down: finishing requests in flight")
         server.shutdown(grace: .seconds(shutdownGrace), release: batchDiff.releaseParkedRequests)
-        signals.forEach { $0.cancel() }
         logger.notice("stopped")
         BufferedLogHandler.sink.flush()
     }

@@ -54,6 +54,13 @@ int bd_http_get_status(const char *host, uint16_t port, const char *path, int ti
 /// big requests do not fault their memory in again every time.
 void bd_keep_freed_memory(void);
 
+/// Installs handlers for SIGTERM and SIGINT (at once, so no signal sent after this returns
+/// is lost) and ignores SIGPIPE.
+void bd_catch_stop_signals(void);
+
+/// Blocks until SIGTERM or SIGINT arrives (after bd_catch_stop_signals).
+void bd_wait_for_stop_signal(void);
+
 /// Raises the soft limit of open files to the hard limit: every connection, parked long
 /// polls included, holds one.
 void bd_raise_open_file_limit(void);
