@@ -29,10 +29,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // What a server process needs from the C library: signals, limits, a health probe.
+        .target(name: "CProcessSupport"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMicroHTTPDShim", "CProcessSupport"]
         ),
         // The service: routes, feed store, long poll, metrics, problem documents.
         .target(

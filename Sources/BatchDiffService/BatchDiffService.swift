@@ -63,11 +63,17 @@ public final class BatchDiffService: Sendable {
 
     /// Records a finished request: one log line and the metrics (never the body).
     public func observe(_ exchange: HTTPExchange) {
-        let route = Route(path: exchange.path)?.label ?? "other"
-        metrics.record(route: route, method: exchange.method, status: exchange.status, seconds: exchange.seconds,
+        let route = Route(path: exchange.path)
+        // Labels come from fixed sets: a client cannot add series or break the page.
+        let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
+        metrics.record(route: route?.label ?? "other", method: method, status: exchange.status, seconds: exchange.seconds,
                        bytesIn: exchange.bytesIn, bytesOut: exchange.bytesOut)
-        logger.info("\(exchange.method) \(exchange.path) \(exchange.status) \(Int(exchange.seconds * 1e6))us in=\(exchange.bytesIn) out=\(exchange.bytesOut)")
+        // The path is logged escaped: a decoded %0A cannot forge a log line.
+        let path = exchange.path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? exchange.path.debugDescription : exchange.path
+        logger.info("\(method) \(path) \(exchange.status) \(Int(exchange.seconds * 1e6))us in=\(exchange.bytesIn) out=\(exchange.bytesOut)")
     }
+
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
 
     /// Answers every parked long poll now, with what there is (at shutdown).
     public func releaseParkedRequests() {
@@ -124,7 +130,7 @@ public final class BatchDiffService: Sendable {
 
 /// Compares two byte strings in time that depends on their lengths only.
 func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
+    var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
     for index in 0..<max(lhs.count, rhs.count) {
         difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the server listens and what it tolerates.
 public struct HTTPServerConfiguration: Sendable {
     /// The address to bind: a numeric IPv4 or IPv6 address, or a host name.
@@ -7,16 +9,35 @@ public struct HTTPServerConfiguration: Sendable {
     /// The largest request body accepted, in bytes.
     public var bodyLimit: Int = 32 << 20
     /// Connections served at once; more are refused at accept.
-    public var connectionLimit: Int = 1024
+    public var connectionLimit: Int = 4096
     /// Seconds a connection may stay idle (no bytes either way) before it is closed.
     public var connectionTimeout: Int = 15
     /// Seconds a connection may take to send a request's headers, however it trickles them
     /// (counted from the connection's start, or from the end of its previous request).
     public var headerTimeout: Int = 10
     /// Threads serving connections (epoll, one event loop each).
-    public var threads: Int = 2
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Bytes of header buffer per connection; longer headers get 431.
     public var headerMemoryLimit: Int = 32 << 10
 
     public init() {}
+}
+
+extension HTTPServerConfiguration {
+    /// The largest body limit: offsets into a body are 32-bit.
+    public static let maxBodyLimit = 1 << 30
+
+    /// Throws when a setting is out of its range.
+    func validate() throws {
+        let checks: [(Bool, String)] = [
+            ((0...65535).contains(port), "port must be 0 to 65535"),
+            ((1...Self.maxBodyLimit).contains(bodyLimit), "body limit must be 1 to \(Self.maxBodyLimit) bytes"),
+            ((1...1_000_000).contains(connectionLimit), "connection limit must be 1 to 1000000"),
+            ((0...86_400).contains(connectionTimeout), "connection timeout must be 0 to 86400 seconds"),
+            ((1...86_400).contains(headerTimeout), "header timeout must be 1 to 86400 seconds"),
+            ((1...1024).contains(threads), "threads must be 1 to 1024"),
+            ((1024...(16 << 20)).contains(headerMemoryLimit), "header memory limit must be 1 KiB to 16 MiB"),
+        ]
+        if let failed = checks.first(where: { !$0.0 }) { throw HTTPServerError(description: failed.1) }
+    }
 }

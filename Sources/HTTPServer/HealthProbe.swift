@@ -1,4 +1,4 @@
-import CMicroHTTPDShim
+import CProcessSupport
 
 /// Asks a server for a path and reports the status code: what a container's health check needs.
 public enum HealthProbe {

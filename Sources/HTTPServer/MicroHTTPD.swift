@@ -56,23 +56,30 @@ struct Connection: @unchecked Sendable {
 /// A running libmicrohttpd daemon.
 struct Daemon: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The callbacks' context, retained while the daemon runs.
+    let lifecycle: Unmanaged<RequestLifecycle>
 
-    /// Starts a daemon that calls `router` for every request.
-    static func start(_ configuration: HTTPServerConfiguration, router: RequestRouter) throws -> Daemon {
+    /// Starts a daemon that hands every request to `lifecycle`, which it keeps alive until
+    /// ``stop()``.
+    static func start(_ configuration: HTTPServerConfiguration, lifecycle: RequestLifecycle) throws -> Daemon {
+        try configuration.validate()
         var error = [CChar](repeating: 0, count: 256)
-        let context = Unmanaged.passUnretained(router).toOpaque()
+        let context = Unmanaged.passRetained(lifecycle)
         let daemon = configuration.host.withCString { host in
             var config = bd_daemon_config(
-                host: host, port: UInt16(clamping: configuration.port), threads: UInt32(max(1, configuration.threads)),
-                connection_limit: UInt32(clamping: configuration.connectionLimit),
-                connection_timeout: UInt32(clamping: configuration.connectionTimeout),
-                header_timeout: UInt32(clamping: configuration.headerTimeout),
+                host: host, port: UInt16(configuration.port), threads: UInt32(configuration.threads),
+                connection_limit: UInt32(configuration.connectionLimit),
+                connection_timeout: UInt32(configuration.connectionTimeout),
+                header_timeout: UInt32(configuration.headerTimeout),
                 connection_memory_limit: configuration.headerMemoryLimit
             )
-            return bd_start_daemon(&config, accessHandler, context, requestCompleted, context, &error, error.count)
+            return bd_start_daemon(&config, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), &error, error.count)
         }
-        guard let daemon else { throw HTTPServerError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
-        return Daemon(pointer: daemon)
+        guard let daemon else {
+            context.release()
+            throw HTTPServerError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return Daemon(pointer: daemon, lifecycle: context)
     }
 
     var port: Int { Int(bd_daemon_port(pointer)) }
@@ -80,7 +87,11 @@ struct Daemon: @unchecked Sendable {
     /// Stops accepting connections; those open are served on.
     func quiesce() { bd_quiesce_daemon(pointer) }
 
-    func stop() { bd_stop_daemon(pointer) }
+    /// Stops the daemon; call once.
+    func stop() {
+        bd_stop_daemon(pointer)
+        lifecycle.release()
+    }
 }
 
 /// Why the server could not start.
@@ -111,23 +122,28 @@ final class RequestState {
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
-    let router = Unmanaged<RequestRouter>.fromOpaque(cls).takeUnretainedValue()
+    let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
     let connectionHandle = Connection(pointer: connection)
     guard let existing = requestContext.pointee else {
         let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         connectionHandle.setServing(true)
         let contentLength = bd_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
-        router.begin(state, connection: connectionHandle, contentLength: contentLength)
+        lifecycle.begin(state, connection: connectionHandle, contentLength: contentLength)
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     if uploadDataSize.pointee > 0 {
-        let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
+        let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        return router.receive(chunk, for: state) ? .YES : .NO
+        switch lifecycle.receive(count, for: state) {
+        case .keep: state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
+        case .drop: break
+        case .close: return .NO
+        }
+        return .YES
     }
-    router.finish(state, connection: connectionHandle)
+    lifecycle.finish(state, connection: connectionHandle)
     return .YES
 }
 
@@ -136,5 +152,5 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     if let connection { Connection(pointer: connection).setServing(false) }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
-    Unmanaged<RequestRouter>.fromOpaque(cls).takeUnretainedValue().complete(state)
+    Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().complete(state)
 }

@@ -1,4 +1,4 @@
-import CMicroHTTPDShim
+import CProcessSupport
 
 /// Process-wide setup for a server of many connections and large requests.
 public enum ProcessSetup {

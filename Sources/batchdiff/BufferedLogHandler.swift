@@ -35,9 +35,10 @@ struct BufferedLogHandler: LogHandler {
                 defer { pending = ([], 0) }
                 return pending
             }
-            if dropped > 0 { FileHandle.standardError.write(Data("\(dropped) log lines dropped: standard error did not keep up\n".utf8)) }
+            // A standard error that fails (its reader gone) loses the lines, never the server.
+            if dropped > 0 { try? FileHandle.standardError.write(contentsOf: Data("\(dropped) log lines dropped: standard error did not keep up\n".utf8)) }
             guard !bytes.isEmpty else { return }
-            FileHandle.standardError.write(Data(bytes))
+            try? FileHandle.standardError.write(contentsOf: Data(bytes))
         }
 
         /// The current time as ISO 8601 in UTC, formatted once per second.

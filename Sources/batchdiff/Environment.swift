@@ -12,7 +12,7 @@ enum Environment {
     static func integer(_ name: String, default value: Int) -> Int {
         guard let text = string(name) else { return value }
         guard let number = Int(text) else {
-            FileHandle.standardError.write(Data("batchdiff: \(name)=\(text) is not an integer\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("batchdiff: \(name)=\(text) is not an integer\n".utf8))
             exit(64)
         }
         return number

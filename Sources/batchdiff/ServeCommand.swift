@@ -17,7 +17,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one (BATCHDIFF_PORT).")
     var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
 
-    @Option(help: "Largest request body, in bytes (BATCHDIFF_BODY_LIMIT).")
+    @Option(help: "Largest request body, in bytes, at most 1 GiB (BATCHDIFF_BODY_LIMIT).")
     var bodyLimit = Environment.integer("BATCHDIFF_BODY_LIMIT", default: 32 << 20)
 
     @Option(help: "Connections served at once (BATCHDIFF_MAX_CONNECTIONS).")
@@ -26,7 +26,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a connection may stay idle before it is closed (BATCHDIFF_CONNECTION_TIMEOUT).")
     var connectionTimeout = Environment.integer("BATCHDIFF_CONNECTION_TIMEOUT", default: 15)
 
-    @Option(help: "Seconds a client may take to send a request's headers (BATCHDIFF_HEADER_TIMEOUT).")
+    @Option(help: "Seconds a client may take to send a request's headers, at least 1; a keep-alive connection's wait for its next request counts too (BATCHDIFF_HEADER_TIMEOUT).")
     var headerTimeout = Environment.integer("BATCHDIFF_HEADER_TIMEOUT", default: 10)
 
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
@@ -53,14 +53,13 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds to let requests in flight finish at shutdown (BATCHDIFF_SHUTDOWN_GRACE).")
     var shutdownGrace = Environment.integer("BATCHDIFF_SHUTDOWN_GRACE", default: 10)
 
+    /// Checks the service's settings; the server checks its own when it starts.
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
-        for (name, value) in [("--body-limit", bodyLimit), ("--max-connections", maxConnections), ("--threads", threads),
-                              ("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
+        for (name, value) in [("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
-        for (name, value) in [("--connection-timeout", connectionTimeout), ("--header-timeout", headerTimeout), ("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
+        for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
     }

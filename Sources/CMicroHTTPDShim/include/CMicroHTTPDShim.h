@@ -2,7 +2,10 @@
 #define CMICROHTTPD_SHIM_START_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../../CMicroHTTPD/shim.h"
+#include <stdarg.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
 
 /// What `bd_start_daemon` needs: fixed arguments instead of MHD_start_daemon's variadic list.
 struct bd_daemon_config {
@@ -42,26 +45,4 @@ void bd_connection_serving(struct MHD_Connection *connection, int serving);
 /// The value of a request header, or NULL.
 const char *bd_header(struct MHD_Connection *connection, const char *name);
 
-#endif
-
-#ifndef CMICROHTTPD_SHIM_PROBE_H
-#define CMICROHTTPD_SHIM_PROBE_H
-/// Sends `GET path` to host:port over HTTP/1.0 and returns the response's status code,
-/// or -1 when there is no answer within `timeout_seconds`.
-int bd_http_get_status(const char *host, uint16_t port, const char *path, int timeout_seconds);
-
-/// Keeps freed memory for reuse instead of returning each large block to the kernel, so
-/// big requests do not fault their memory in again every time.
-void bd_keep_freed_memory(void);
-
-/// Installs handlers for SIGTERM and SIGINT (at once, so no signal sent after this returns
-/// is lost) and ignores SIGPIPE.
-void bd_catch_stop_signals(void);
-
-/// Blocks until SIGTERM or SIGINT arrives (after bd_catch_stop_signals).
-void bd_wait_for_stop_signal(void);
-
-/// Raises the soft limit of open files to the hard limit: every connection, parked long
-/// polls included, holds one.
-void bd_raise_open_file_limit(void);
 #endif

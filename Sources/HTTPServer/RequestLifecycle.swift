@@ -1,9 +1,9 @@
 import Synchronization
 
-/// The Swift side of the server: reads bodies within the limit, turns each request into an
-/// ``HTTPRequest`` for the handler, parks long polls, refuses what must be refused, and
-/// reports every finished exchange. libmicrohttpd calls it through ``Daemon``.
-final class RequestRouter: Sendable {
+/// The life of a request on the Swift side: the body read within the limit, the request
+/// handed to the handler as an ``HTTPRequest``, a long poll parked, what must be refused
+/// refused, and every finished exchange reported. libmicrohttpd calls it through ``Daemon``.
+final class RequestLifecycle: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPReply
     let refusal: @Sendable (HTTPServerRefusal) -> HTTPResponse
     let observer: @Sendable (HTTPExchange) -> Void
@@ -40,19 +40,28 @@ final class RequestRouter: Sendable {
         }
     }
 
-    /// Takes a piece of the body; returns whether to go on reading the connection.
-    func receive(_ chunk: UnsafeRawBufferPointer, for state: RequestState) -> Bool {
-        state.bytesIn += chunk.count
-        guard !state.answered else { return true }  // refused already: the rest is read and dropped
-        guard !state.tooLarge && state.body.count + chunk.count <= bodyLimit else {
+    /// What to do with the next piece of a body.
+    enum BodyPiece {
+        /// Keep it: the body is within the limit.
+        case keep
+        /// Drop it: the body is refused (413 when it ends) or already answered.
+        case drop
+        /// Close the connection: the body runs on far past the limit.
+        case close
+    }
+
+    /// Decides about the next `count` bytes of `state`'s body.
+    func receive(_ count: Int, for state: RequestState) -> BodyPiece {
+        state.bytesIn += count
+        guard !state.answered else { return .drop }
+        guard !state.tooLarge && state.body.count + count <= bodyLimit else {
             // libmicrohttpd takes no answer in the middle of an upload: the 413 goes out when
             // the body ends, and a body that runs on far past the limit closes the connection.
             state.tooLarge = true
             state.body = []
-            return state.bytesIn <= 2 * bodyLimit + (1 << 20)
+            return state.bytesIn <= 2 * bodyLimit + (1 << 20) ? .drop : .close
         }
-        state.body.append(contentsOf: chunk)
-        return true
+        return .keep
     }
 
     func finish(_ state: RequestState, connection: Connection) {
@@ -74,6 +83,8 @@ final class RequestRouter: Sendable {
         switch handler(request) {
         case .now(let response):
             answer(state, with: response, on: connection, close: isDraining)
+        case .later where isDraining:
+            answer(state, with: refusal(.shuttingDown), on: connection, close: true)
         case .later(let park):
             let pending = PendingResponse(resume: connection.resume)
             state.pending = pending
