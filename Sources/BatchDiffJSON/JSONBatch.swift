@@ -27,11 +27,4 @@ public enum JSONBatch: Sendable {
         }
     }
 
-    /// Whether applying the batch changes nothing.
-    public var isEmpty: Bool {
-        switch self {
-        case .list(let batch): batch.isEmpty
-        case .sectioned(let batch): batch.isEmpty
-        }
-    }
 }

@@ -75,11 +75,6 @@ public struct JSONValue: Sendable {
         return result
     }
 
-    /// The value of the first member named `key` (compared as decoded strings).
-    public func member(_ key: String) -> JSONValue? {
-        member(withKey: Fingerprint.string(key))
-    }
-
     func member(withKey key: Fingerprint) -> JSONValue? {
         members.first { $0.key.fingerprint == key }?.value
     }

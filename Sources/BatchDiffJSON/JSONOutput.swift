@@ -80,11 +80,13 @@ public struct JSONOutput: Sendable {
 }
 
 extension JSONOutput {
-    /// Appends the object `value` without its member named `excluded`, members as written.
+    /// Appends the object `value` without its first member named `excluded` (as the
+    /// collection reader leaves a section's first `items` out of its header), members as written.
     public mutating func object(_ value: JSONValue, without excluded: String) {
         raw("{")
         var first = true
-        for (key, member) in value.members where key.string != excluded {
+        let skipped = value.members.firstIndex { $0.key.string == excluded }
+        for (index, (key, member)) in value.members.enumerated() where index != skipped {
             if !first { raw(",") }
             first = false
             raw(key.text)

@@ -1,5 +1,6 @@
 import BatchDiff
 import BatchDiffJSON
+import Dispatch
 import HTTPServer
 import Logging
 
@@ -31,15 +32,15 @@ public final class BatchDiffService: Sendable {
                 return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
             case (.diff, _):
                 try authorizeRead(request)
-                return .now(try diff(request))
+                return offloaded(request) { service, request throws(Problem) in try service.diff(request) }
             case (.feeds, _):
                 try authorizeRead(request)
                 return .now(listFeeds())
             case (.feed(let id), "PUT"):
-                try authorize(request, tokens: [configuration.writeToken])
-                return .now(try putFeed(id, request))
+                try authorizeWrite(request)
+                return offloaded(request) { service, request throws(Problem) in try service.putFeed(id, request) }
             case (.feed(let id), "DELETE"):
-                try authorize(request, tokens: [configuration.writeToken])
+                try authorizeWrite(request)
                 return .now(try deleteFeed(id))
             case (.feed(let id), _):
                 try authorizeRead(request)
@@ -91,6 +92,30 @@ public final class BatchDiffService: Sendable {
             ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", all.reduce(0) { $0 + $1.byteEstimate }),
             ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", all.reduce(0) { $0 + $1.waiterCount }),
         ])
+    }
+
+    /// Requests with bodies this large are answered off the server's threads, which stay
+    /// free for the quick requests of everyone else.
+    private static let offloadedBodySize = 256 << 10
+
+    /// Answers `request` with `respond`, on a worker thread when its body is large.
+    private func offloaded(
+        _ request: HTTPRequest, _ respond: @escaping @Sendable (BatchDiffService, HTTPRequest) throws(Problem) -> HTTPResponse
+    ) -> HTTPReply {
+        let answer = { @Sendable () -> HTTPResponse in
+            do {
+                return try respond(self, request)
+            } catch {
+                return error.response
+            }
+        }
+        guard request.body.count >= Self.offloadedBodySize else { return .now(answer()) }
+        return .later { pending in DispatchQueue.global().async { pending.send(answer()) } }
+    }
+
+    /// Writes need the write token when one is configured, else the read token if that is.
+    private func authorizeWrite(_ request: HTTPRequest) throws(Problem) {
+        try authorize(request, tokens: [configuration.writeToken ?? configuration.readToken])
     }
 
     /// Reads need a token only when a read token is configured; the write token also reads.
@@ -146,6 +171,6 @@ extension HTTPResponse {
 extension Error {
     /// This error as a response: its problem document, or a 500 for anything unforeseen.
     var response: HTTPResponse {
-        (self as? Problem ?? Problem(status: 500, code: "internal_error", title: "Internal error", detail: "\(self)")).response
+        (self as? Problem ?? Problem.internalError("\(self)")).response
     }
 }

@@ -107,3 +107,14 @@ extension Problem {
 
     static let forbidden = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "the bearer token is not valid here")
 }
+
+extension Problem {
+    static func internalError(_ detail: String) -> Problem {
+        Problem(status: 500, code: "internal_error", title: "Internal error", detail: detail)
+    }
+
+    static func feedStorageFull(_ id: String, limit: Int) -> Problem {
+        Problem(status: 507, code: "feed_storage_full", title: "Feed storage full",
+                detail: "feed \(id) cannot be created: the latest versions of all feeds already fill the \(limit) bytes feeds may hold")
+    }
+}

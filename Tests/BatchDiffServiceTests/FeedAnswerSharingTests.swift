@@ -15,24 +15,31 @@ final class FeedAnswerSharingTests: ServerTestCase {
         let changed = items.enumerated().map { $0.offset % 10 == 0 ? #"{"id":\#($0.offset),"v":1}"# : $0.element }
         XCTAssertEqual(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]").status, 200)
 
+        // Clients at version 1 find their answer computed with the write.
+        let computedAfterWrites = try XCTUnwrap(try counter("batchdiff_feed_answers_computed_total", client))
+        XCTAssertEqual(try client.get("/feeds/shared/changes?since=1").status, 200)
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites, "since=1 was computed with the write")
+
+        // Sixteen new clients ask for everything at once: one diff, fifteen reuses.
+        let reusedBefore = try XCTUnwrap(try counter("batchdiff_feed_answers_reused_total", client))
         let answers = Collector<String>()
         let group = DispatchGroup()
         for _ in 0..<16 {
             group.enter()
             Thread {
-                if let response = try? client.get("/feeds/shared/changes?since=1"), response.status == 200 { answers.append(response.text) }
+                if let response = try? client.get("/feeds/shared/changes?since=0"), response.status == 200 { answers.append(response.text) }
                 group.leave()
             }.start()
         }
         XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(answers.all.count, 16)
         XCTAssertEqual(Set(answers.all).count, 1, "every client got the same answer")
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), 1, "one diff for sixteen identical questions")
-        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), 15)
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites + 1, "one diff for sixteen identical questions")
+        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), reusedBefore + 15)
 
-        // A new version makes the question new again: one more diff.
+        // A new version makes the question new again: one more diff for it.
         XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
-        for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=1").status, 200) }
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), 2)
+        for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=0").status, 200) }
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites + 3, "the write's own answer and one for since=0")
     }
 }

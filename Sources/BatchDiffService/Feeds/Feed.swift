@@ -1,24 +1,31 @@
 import BatchDiff
 import BatchDiffJSON
-import Foundation
+import Dispatch
 import HTTPServer
 import Synchronization
 
 /// One feed: its latest snapshot, the fingerprints of the versions before it, answers
 /// already computed for the latest, and the long polls waiting for the next version.
+///
+/// Writes are serialized by the feed's lock. Answers to `changes?since=` are computed on
+/// the feed's own serial queue and outside the lock, so a long diff holds up neither the
+/// server's threads nor the feed's other requests, and a question asked by many clients at
+/// once is answered by one diff (the others find it computed).
 final class Feed: Sendable {
     let id: String
+    let idKey: String
     private let state: Mutex<State>
     private let counters: FeedCounters
+    private let answering: DispatchQueue
     /// Bytes of computed answers kept for reuse; past it they are dropped.
     private static let answerCacheLimit = 32 << 20
 
     private struct State {
-        let idKey: String
         var latest: Snapshot
-        var versions: [StoredVersion]
+        /// Versions 1 up to the latest, oldest first, as fingerprints; the oldest may be evicted.
+        var versions: [StoredVersion] = []
         var pool = RowPrintPool()
-        /// The pool's size after its last compaction; it is compacted when it doubles.
+        /// The pool's size after its last compaction; trimming compacts it when it doubles.
         var compactedPoolSize = 0
         /// Answers of `changes?since=N` for the current latest, by N.
         var answers: [Int: [UInt8]] = [:]
@@ -33,131 +40,161 @@ final class Feed: Sendable {
             answers = [:]
             answerBytes = 0
         }
+
+        mutating func keep(_ answer: [UInt8], since: Int) {
+            if answerBytes + answer.count > Feed.answerCacheLimit { dropAnswers() }
+            answers[since] = answer
+            answerBytes += answer.count
+        }
     }
 
-    private struct Waiter {
+    private struct Waiter: Sendable {
         let since: Int
         let pending: PendingResponse
     }
 
-    /// The outcome of a write.
-    struct Write {
+    /// What a write stored, and its answer.
+    struct Write: Sendable {
         let version: Int
-        let changed: Bool
         let body: [UInt8]
     }
 
-    init(id: String, idKey: String, first snapshot: Snapshot, sequence: Int, counters: FeedCounters) {
+    /// A feed with no version yet (version 0, the empty collection) of `shape`'s shape.
+    init(id: String, idKey: String, shape: JSONCollection, counters: FeedCounters) {
         self.id = id
+        self.idKey = idKey
         self.counters = counters
-        var state = State(idKey: idKey, latest: snapshot, versions: [])
-        state.versions = [StoredVersion(number: snapshot.version, sequence: sequence, collection: snapshot.collection, pool: &state.pool)]
-        self.state = Mutex(state)
+        answering = DispatchQueue(label: "batchdiff.feed.answers")
+        state = Mutex(State(latest: Snapshot(emptyLike: shape)))
     }
 
-    var idKey: String { state.withLock { $0.idKey } }
     var latestVersion: Int { state.withLock { $0.latest.version } }
     var latestText: (version: Int, bytes: [UInt8]) { state.withLock { ($0.latest.version, $0.latest.bytes) } }
 
-    /// Stores `collection` (read from `bytes`) as a new version unless it equals the latest.
-    /// Runs `precondition` on the latest version first, under the feed's lock.
-    func write(
-        bytes: [UInt8], collection: JSONCollection, fingerprint: Fingerprint, sequence: Int,
-        precondition: (Int) throws(Problem) -> Void
-    ) throws(Problem) -> Write {
+    /// Stores `snapshot` as the next version unless it equals the latest. `ifMatch` checks
+    /// the latest version (`nil` before the first) under the feed's lock.
+    func write(_ snapshot: Snapshot, sequence: Int, ifMatch: (Int?) throws(Problem) -> Void) throws(Problem) -> Write {
         let (write, woken) = try state.withLock { state throws(Problem) -> (Write, [Waiter]) in
             guard !state.deleted else { throw Problem.feedNotFound(id) }
-            try precondition(state.latest.version)
-            guard state.latest.fingerprint != fingerprint else {
-                var output = JSONOutput()
-                output.writeHeader(feed: id, version: state.latest.version, changed: false)
-                output.batchMembers(JSONBatch.unchanged(state.latest.collection))
-                output.raw("}")
-                return (Write(version: state.latest.version, changed: false, body: output.bytes), [])
+            let previous = state.latest
+            try ifMatch(previous.version == 0 ? nil : previous.version)
+            if previous.version > 0 && previous.fingerprint == snapshot.fingerprint {
+                let body = FeedAnswers.write(feed: id, version: previous.version, changed: false, batch: .unchanged(previous.collection))
+                return (Write(version: previous.version, body: body), [])
             }
-            guard state.latest.collection.shapeName == collection.shapeName else {
-                throw Problem.wrongShape("feed \(id) holds \(state.latest.collection.shapeName); this snapshot is \(collection.shapeName)")
+            guard previous.collection.shapeName == snapshot.collection.shapeName else {
+                throw Problem.wrongShape("feed \(id) holds \(previous.collection.shapeName); this snapshot is \(snapshot.collection.shapeName)")
             }
-            return Self.commit(&state, bytes: bytes, collection: collection, fingerprint: fingerprint, sequence: sequence, feed: id)
+            let latest = snapshot.numbered(previous.version + 1)
+            let batch = try Self.batch(from: previous.collection, to: latest.collection)
+            // Clients at the previous version ask next: their answer is ready with the write.
+            let answer = try FeedAnswers.changes(feed: id, from: previous.version, latest: latest, batch: batch)
+            counters.recordComputed()
+            state.latest = latest
+            state.versions.append(StoredVersion(number: latest.version, sequence: sequence, collection: latest.collection, pool: &state.pool))
+            state.dropAnswers()
+            state.keep(answer, since: previous.version)
+            let woken = Array(state.waiters.values)
+            state.waiters = [:]
+            let body = FeedAnswers.write(feed: id, version: latest.version, changed: true, batch: batch)
+            return (Write(version: latest.version, body: body), woken)
         }
-        for waiter in woken { answer(waiter) }
+        for waiter in woken { release(waiter) }
         return write
     }
 
-    private static func commit(
-        _ state: inout State, bytes: [UInt8], collection: JSONCollection, fingerprint: Fingerprint, sequence: Int, feed: String
-    ) -> (Write, [Waiter]) {
-        let batch = try! JSONBatch(from: state.latest.collection, to: collection, options: DiffOptions())
-        let snapshot = Snapshot(version: state.latest.version + 1, bytes: bytes, collection: collection, fingerprint: fingerprint)
-        state.latest = snapshot
-        state.versions.append(StoredVersion(number: snapshot.version, sequence: sequence, collection: collection, pool: &state.pool))
-        state.dropAnswers()
-        var output = JSONOutput()
-        output.writeHeader(feed: feed, version: snapshot.version, changed: true)
-        output.batchMembers(batch)
-        output.raw("}")
-        let woken = Array(state.waiters.values)
-        state.waiters = [:]
-        return (Write(version: snapshot.version, changed: true, body: output.bytes), woken)
+    private static func batch(from old: JSONCollection, to new: JSONCollection) throws(Problem) -> JSONBatch {
+        do {
+            return try JSONBatch(from: old, to: new, options: DiffOptions())
+        } catch {
+            throw Problem.internalError("a feed's versions of different shapes: \(error)")
+        }
     }
 
-    /// The answer to `changes?since=since`: the batch from that version to the latest, with
-    /// the values, computed once per (since, latest) and shared by every client asking.
-    func changes(since: Int) throws(Problem) -> [UInt8] {
-        try state.withLock { state throws(Problem) -> [UInt8] in
-            guard !state.deleted else { throw Problem.feedNotFound(id) }
-            if let answer = state.answers[since] {
-                counters.recordReused()
-                return answer
+    /// The answer to `changes?since=since` if it is computed already.
+    func computedAnswer(since: Int) -> [UInt8]? {
+        let answer = state.withLock { $0.answers[since] }
+        if answer != nil { counters.recordReused() }
+        return answer
+    }
+
+    /// Answers `changes?since=since` on the feed's queue, through `reply`.
+    func answer(since: Int, _ reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        answering.async { [self] in
+            do {
+                reply(.json(200, try changes(since: since)))
+            } catch {
+                reply(error.response)
             }
+        }
+    }
+
+    /// The batch from version `since` to the latest, with the values; computed outside the
+    /// lock and kept for the next client with the same question.
+    private func changes(since: Int) throws(Problem) -> [UInt8] {
+        enum Work {
+            case answered([UInt8])
+            case diff(latest: Snapshot, old: StoredVersion?, pool: RowPrintPool)
+        }
+        let work = try state.withLock { state throws(Problem) -> Work in
+            guard !state.deleted else { throw Problem.feedNotFound(id) }
+            if let answer = state.answers[since] { return .answered(answer) }
             let latest = state.latest
             guard since <= latest.version else {
                 throw Problem.badQuery("since=\(since) is newer than the latest version of feed \(id), \(latest.version)")
             }
+            if since == 0 || since == latest.version { return .diff(latest: latest, old: nil, pool: RowPrintPool()) }
+            guard let stored = state.versions.first(where: { $0.number == since }) else {
+                throw Problem.versionGone(feed: id, since: since, latest: latest.version)
+            }
+            return .diff(latest: latest, old: stored, pool: state.pool)
+        }
+        switch work {
+        case .answered(let answer):
+            counters.recordReused()
+            return answer
+        case .diff(let latest, let old, let pool):
             let batch: JSONBatch
             if since == latest.version {
                 batch = .unchanged(latest.collection)
-            } else if since == 0 {
-                batch = try! JSONBatch(from: latest.empty, to: latest.collection, options: DiffOptions())
-            } else if let stored = state.versions.first(where: { $0.number == since }) {
-                batch = try! JSONBatch(from: stored.collection(state.pool), to: latest.collection, options: DiffOptions())
             } else {
-                throw Problem.versionGone(feed: id, since: since, latest: latest.version)
+                let oldCollection = old?.collection(pool) ?? Snapshot(emptyLike: latest.collection).collection
+                batch = try Self.batch(from: oldCollection, to: latest.collection)
             }
-            var output = JSONOutput(capacity: 1024)
-            output.raw("{\"feed\":")
-            output.string(id)
-            output.raw(",\"from\":")
-            output.integer(since)
-            output.raw(",\"to\":")
-            output.integer(latest.version)
-            output.raw(",")
-            output.batchMembers(batch)
-            output.raw(",")
-            output.values(of: batch, from: latest)
-            output.raw("}")
+            let answer = try FeedAnswers.changes(feed: id, from: since, latest: latest, batch: batch)
             counters.recordComputed()
-            if state.answerBytes + output.bytes.count > Self.answerCacheLimit { state.dropAnswers() }
-            state.answers[since] = output.bytes
-            state.answerBytes += output.bytes.count
-            return output.bytes
+            state.withLock { state in
+                if state.latest.version == latest.version { state.keep(answer, since: since) }
+            }
+            return answer
         }
     }
 
     /// Parks a long poll for a version newer than `since`, answered by the next write or
-    /// after `wait` with the (empty) batch. Answered at once if a newer version is here.
+    /// after `wait` with the (empty) batch; answered at once if a newer version is here.
     func park(_ pending: PendingResponse, since: Int, wait: Duration) {
-        let waiterID = state.withLock { state -> Int? in
-            guard !state.deleted, !state.closing, state.latest.version == since else { return nil }
+        let parked = state.withLock { state -> Bool in
+            guard !state.deleted, !state.closing, state.latest.version == since else { return false }
             state.nextWaiter += 1
-            state.waiters[state.nextWaiter] = Waiter(since: since, pending: pending)
-            return state.nextWaiter
+            let waiterID = state.nextWaiter
+            state.waiters[waiterID] = Waiter(since: since, pending: pending)
+            // The deadline finds the waiter gone if a write answered it first (ids are never
+            // reused), and holds the feed only weakly.
+            let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in self?.expire(waiterID) }
+            return true
         }
-        guard let waiterID else { return answer(Waiter(since: since, pending: pending)) }
-        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            if let waiter = state.withLock({ $0.waiters.removeValue(forKey: waiterID) }) { answer(waiter) }
-        }
+        if !parked { answer(since: since) { pending.send($0) } }
+    }
+
+    private func expire(_ waiterID: Int) {
+        if let waiter = state.withLock({ $0.waiters.removeValue(forKey: waiterID) }) { release(waiter) }
+    }
+
+    /// Answers a long poll with what there is now.
+    private func release(_ waiter: Waiter) {
+        let pending = waiter.pending
+        answer(since: waiter.since) { pending.send($0) }
     }
 
     /// Answers every parked long poll now, with what there is; with `closing`, every later
@@ -168,18 +205,10 @@ final class Feed: Sendable {
             state.closing = state.closing || closing
             return Array(state.waiters.values)
         }
-        for waiter in waiters { answer(waiter) }
+        for waiter in waiters { release(waiter) }
     }
 
     var waiterCount: Int { state.withLock { $0.waiters.count } }
-
-    private func answer(_ waiter: Waiter) {
-        do {
-            waiter.pending.send(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: try changes(since: waiter.since)))
-        } catch {
-            waiter.pending.send(error.response)
-        }
-    }
 
     /// Marks the feed deleted; parked long polls learn it with 404.
     func delete() {
@@ -190,8 +219,7 @@ final class Feed: Sendable {
     /// Bytes held, estimated.
     var byteEstimate: Int {
         state.withLock { state in
-            state.latest.byteEstimate + state.pool.byteEstimate + state.versions.reduce(0) { $0 + $1.byteEstimate }
-                + state.answerBytes
+            state.latest.byteEstimate + state.pool.byteEstimate + state.versions.reduce(0) { $0 + $1.byteEstimate } + state.answerBytes
         }
     }
 
@@ -200,36 +228,35 @@ final class Feed: Sendable {
     /// The store-wide sequence of the oldest version that may be evicted (not the latest).
     var oldestEvictable: Int? { state.withLock { $0.versions.count > 1 ? $0.versions[0].sequence : nil } }
 
-    /// Evicts the oldest version (never the latest); returns whether one went.
+    /// Evicts the oldest version (never the latest); returns whether one went. The pool
+    /// keeps the evicted rows until ``compact()``.
     @discardableResult
     func evictOldest() -> Bool {
         state.withLock { state in
             guard state.versions.count > 1 else { return false }
             state.versions.removeFirst()
             state.dropAnswers()
-            if state.pool.prints.count > 2 * state.compactedPoolSize + 1024 {
-                state.pool.compact(&state.versions)
-                state.compactedPoolSize = state.pool.prints.count
-            }
             return true
         }
     }
 
+    /// Frees the fingerprints no retained version uses any more.
+    func compact() {
+        state.withLock { state in
+            state.pool.compact(&state.versions)
+            state.compactedPoolSize = state.pool.prints.count
+        }
+    }
+
+    /// Drops the answers kept for reuse.
+    func dropAnswers() {
+        state.withLock { $0.dropAnswers() }
+    }
+
     /// Evicts versions past `limit` per feed.
     func trim(toVersions limit: Int) {
-        while versionCount > max(1, limit) && evictOldest() {}
-    }
-}
-
-extension JSONOutput {
-    /// Appends `{"feed":…,"version":…,"changed":…,` (the batch members follow).
-    mutating func writeHeader(feed: String, version: Int, changed: Bool) {
-        raw("{\"feed\":")
-        string(feed)
-        raw(",\"version\":")
-        integer(version)
-        raw(",\"changed\":")
-        bool(changed)
-        raw(",")
+        var evicted = false
+        while versionCount > max(1, limit) && evictOldest() { evicted = true }
+        if evicted && state.withLock({ $0.pool.prints.count > 2 * $0.compactedPoolSize + 1024 }) { compact() }
     }
 }

@@ -24,13 +24,14 @@ extension BatchDiffService {
     func putFeed(_ id: String, _ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let id = try validFeedID(id)
         let idKey = request.query["idKey"]
-        if let idKey, idKey.isEmpty { throw Problem.badQuery("idKey: must not be empty") }
+        if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
         let document = try readJSON(request)
         let ifMatch = request.header("if-match")
         let write = try feeds.put(id: id, idKey: idKey, document: document) { latest throws(Problem) in
             guard let ifMatch else { return }
             guard let latest else { throw Problem.preconditionFailed("If-Match \(ifMatch): feed \(id) does not exist yet") }
-            guard Self.entityTags(ifMatch).contains(where: { $0 == "*" || $0 == "\(latest)" }) else {
+            // If-Match compares strongly: a weak tag never matches.
+            guard Self.entityTags(ifMatch, weakMatches: false).contains(where: { $0 == "*" || $0 == "\(latest)" }) else {
                 throw Problem.preconditionFailed("If-Match \(ifMatch): feed \(id) is at version \(latest)")
             }
         }
@@ -49,7 +50,7 @@ extension BatchDiffService {
         let latest = feed.latestText
         let tag = "\"\(latest.version)\""
         if let ifNoneMatch = request.header("if-none-match"),
-           Self.entityTags(ifNoneMatch).contains(where: { $0 == "*" || $0 == "\(latest.version)" }) {
+           Self.entityTags(ifNoneMatch, weakMatches: true).contains(where: { $0 == "*" || $0 == "\(latest.version)" }) {
             return HTTPResponse(status: 304, headers: [("ETag", tag)])
         }
         var output = JSONOutput(capacity: latest.bytes.count + 64)
@@ -95,14 +96,21 @@ extension BatchDiffService {
             let duration = Duration.seconds(wait)
             return .later { pending in feed.park(pending, since: since, wait: duration) }
         }
-        return .now(.json(200, try feed.changes(since: since)))
+        if let answer = feed.computedAnswer(since: since) { return .now(.json(200, answer)) }
+        // A diff to compute: off the server's threads, on the feed's queue.
+        return .later { pending in feed.answer(since: since) { pending.send($0) } }
     }
 
-    /// The entity tags of an `If-Match` or `If-None-Match` header, without quotes (`*` as is).
-    static func entityTags(_ header: String) -> [String] {
-        header.split(separator: ",").map { tag in
+    /// The entity tags of an `If-Match` or `If-None-Match` header, without quotes (`*` as
+    /// is). Weak tags (`W/"3"`) are kept only when `weakMatches` (If-None-Match's weak
+    /// comparison); If-Match compares strongly, so they are left out.
+    static func entityTags(_ header: String, weakMatches: Bool) -> [String] {
+        header.split(separator: ",").compactMap { tag in
             var tag = tag.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag.hasPrefix("W/") {
+                guard weakMatches else { return nil }
+                tag.removeFirst(2)
+            }
             return tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"") ? String(tag.dropFirst().dropLast()) : tag
         }
     }

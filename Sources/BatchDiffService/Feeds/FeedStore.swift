@@ -22,57 +22,39 @@ final class FeedStore: Sendable {
     private func nextSequence() -> Int { sequence.add(1, ordering: .relaxed).newValue }
 
     /// Stores a snapshot in feed `id`, creating the feed (version 1) when it is new.
-    func put(
-        id: String, idKey: String?, document: JSONDocument, precondition: (Int?) throws(Problem) -> Void
-    ) throws(Problem) -> Feed.Write {
-        let feed: Feed
-        let created: Bool
-        if let existing = self.feed(id) {
-            if let idKey, idKey != existing.idKey {
-                throw Problem.wrongShape("feed \(id) uses idKey \(existing.idKey.debugDescription); it cannot change to \(idKey.debugDescription)")
+    /// `ifMatch` checks the feed's latest version (`nil` when there is no feed yet).
+    func put(id: String, idKey: String?, document: JSONDocument, ifMatch: (Int?) throws(Problem) -> Void) throws(Problem) -> Feed.Write {
+        // Twice at most: a feed deleted or created by another request meanwhile is met again.
+        for attempt in 1...2 {
+            if let existing = feed(id) {
+                do {
+                    return try write(document, idKey: idKey, to: existing, ifMatch: ifMatch)
+                } catch where error.code == "feed_not_found" && attempt == 1 {
+                    continue  // deleted meanwhile: this write creates it again
+                }
             }
-            feed = existing
-            created = false
-        } else {
-            try precondition(nil)
-            let snapshot = try Self.snapshot(version: 1, document: document, idKey: idKey ?? "id")
-            let fresh = Feed(id: id, idKey: idKey ?? "id", first: snapshot, sequence: nextSequence(), counters: counters)
-            (feed, created) = feeds.withLock { feeds in
-                if let raced = feeds[id] { return (raced, false) }
-                feeds[id] = fresh
-                return (fresh, true)
+            try ifMatch(nil)
+            let snapshot = try Snapshot(version: 0, document: document, idKey: idKey ?? "id")
+            let fresh = Feed(id: id, idKey: idKey ?? "id", shape: snapshot.collection, counters: counters)
+            let write = try fresh.write(snapshot, sequence: nextSequence(), ifMatch: ifMatch)
+            guard feeds.withLock({ feeds in feeds[id] == nil ? { feeds[id] = fresh; return true }() : false }) else {
+                continue  // another first write won: this one goes into that feed
             }
-            if created {
-                enforceMemoryLimit()
-                return Feed.Write(version: 1, changed: true, body: Self.firstVersionBody(feed: id, snapshot: snapshot))
-            }
+            try enforceMemoryLimit(creating: fresh)
+            return write
         }
-        let snapshot = try Self.snapshot(version: 0, document: document, idKey: feed.idKey)
-        let write = try feed.write(
-            bytes: document.bytes, collection: snapshot.collection, fingerprint: snapshot.fingerprint, sequence: nextSequence(),
-            precondition: { version throws(Problem) in try precondition(version) }
-        )
+        guard let existing = feed(id) else { throw Problem.feedNotFound(id) }
+        return try write(document, idKey: idKey, to: existing, ifMatch: ifMatch)
+    }
+
+    private func write(_ document: JSONDocument, idKey: String?, to feed: Feed, ifMatch: (Int?) throws(Problem) -> Void) throws(Problem) -> Feed.Write {
+        if let idKey, idKey != feed.idKey {
+            throw Problem.wrongShape("feed \(feed.id) uses idKey \(feed.idKey.debugDescription); it cannot change to \(idKey.debugDescription)")
+        }
+        let write = try feed.write(Snapshot(version: 0, document: document, idKey: feed.idKey), sequence: nextSequence(), ifMatch: ifMatch)
         feed.trim(toVersions: maxVersions)
-        enforceMemoryLimit()
+        try enforceMemoryLimit(creating: nil)
         return write
-    }
-
-    private static func snapshot(version: Int, document: JSONDocument, idKey: String) throws(Problem) -> Snapshot {
-        do {
-            let collection = try document.root.collection(idKey: idKey, path: "body")
-            return Snapshot(version: version, bytes: document.bytes, collection: collection, fingerprint: document.root.fingerprint)
-        } catch {
-            throw Problem.wrongShape(error)
-        }
-    }
-
-    /// The answer to the first write of a feed: the batch from the empty collection.
-    private static func firstVersionBody(feed: String, snapshot: Snapshot) -> [UInt8] {
-        var output = JSONOutput()
-        output.writeHeader(feed: feed, version: 1, changed: true)
-        output.batchMembers(try! JSONBatch(from: snapshot.empty, to: snapshot.collection, options: .init()))
-        output.raw("}")
-        return output.bytes
     }
 
     /// Removes feed `id`; returns whether it existed.
@@ -82,13 +64,28 @@ final class FeedStore: Sendable {
         return true
     }
 
-    /// Evicts the oldest versions, across feeds, until all feeds fit in the byte limit
-    /// (a feed's latest version always stays).
-    private func enforceMemoryLimit() {
+    /// Brings the feeds within the byte limit: first the answers kept for reuse go, then
+    /// the oldest versions across feeds, a tenth at a time (a feed's latest always stays).
+    /// When only latest versions are left and still do not fit, a feed just `created` is
+    /// removed again (507), so the store never holds more than it may.
+    private func enforceMemoryLimit(creating created: Feed?) throws(Problem) {
+        guard byteEstimate > maxBytes else { return }
+        let feeds = all
+        feeds.forEach { $0.dropAnswers() }
         while byteEstimate > maxBytes {
-            let candidates = all.compactMap { feed in feed.oldestEvictable.map { (feed, $0) } }
-            guard let oldest = candidates.min(by: { $0.1 < $1.1 }) else { return }
-            oldest.0.evictOldest()
+            let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
+            guard evictable > 0 else { break }
+            var touched: [ObjectIdentifier: Feed] = [:]
+            for _ in 0..<max(1, evictable / 10) {
+                guard let oldest = feeds.compactMap({ feed in feed.oldestEvictable.map { (feed, $0) } }).min(by: { $0.1 < $1.1 }) else { break }
+                oldest.0.evictOldest()
+                touched[ObjectIdentifier(oldest.0)] = oldest.0
+            }
+            touched.values.forEach { $0.compact() }
+        }
+        if let created, byteEstimate > maxBytes {
+            _ = delete(created.id)
+            throw Problem.feedStorageFull(created.id, limit: maxBytes)
         }
     }
 
@@ -99,4 +96,3 @@ final class FeedStore: Sendable {
         for feed in all { feed.releaseWaiters(closing: true) }
     }
 }
-

@@ -1,7 +1,7 @@
 import BatchDiffJSON
 
 /// The fingerprints of one row (or section header), all a past version keeps of it.
-struct RowPrint: Hashable {
+struct RowPrint: Hashable, Sendable {
     var identity: Fingerprint
     var content: Fingerprint
 }
@@ -11,7 +11,7 @@ struct RowPrint: Hashable {
 ///
 /// The index from print to position is an open-addressing table of 4-byte slots (the
 /// fingerprints are already well mixed), a tenth of what a `Dictionary` would hold.
-struct RowPrintPool {
+struct RowPrintPool: Sendable {
     private(set) var prints: [RowPrint] = []
     /// Position + 1 of a print in `prints`, or 0 for an empty slot; at most half full.
     private var slots = [UInt32](repeating: 0, count: 1024)

@@ -3,7 +3,7 @@ import BatchDiffJSON
 
 /// A version of a feed as kept once it is no longer the latest: only fingerprints, which
 /// are all a diff needs (the values a client gets come from the latest snapshot).
-struct StoredVersion {
+struct StoredVersion: Sendable {
     let number: Int
     /// A store-wide sequence number: smaller is older, across feeds.
     let sequence: Int
