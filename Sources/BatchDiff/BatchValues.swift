@@ -26,6 +26,9 @@ extension BatchValues: Sendable where Header: Sendable, Item: Sendable {}
 extension SectionedBatch {
     /// The values this batch needs, taken from `new`, the collection it leads to.
     public func values<Header, Item>(from new: [Section<Header, Item>]) throws -> BatchValues<Header, Item> {
+        guard new.map(\.items.count) == newCounts else {
+            throw BatchError("counts.new \(newCounts) does not match the collection \(new.map(\.items.count))")
+        }
         let placement = try Placement(self)
         let reloadDestinations = placement.newPaths(of: rows.reloaded)
         return BatchValues(

@@ -21,6 +21,10 @@ struct Placement {
 
     init(_ batch: SectionedBatch) throws {
         let changes = batch.sections
+        // Negative move sources are the rows' stand-ins below; a section's is simply wrong.
+        if let move = changes.moved.first(where: { $0.from < 0 }) {
+            throw BatchError("sections: move from \(move.from) is outside the old collection")
+        }
         sections = try Self.fill(
             oldCount: batch.oldCounts.count, newCount: batch.newCounts.count,
             removed: changes.deleted, inserted: changes.inserted, moved: changes.moved, what: "sections"

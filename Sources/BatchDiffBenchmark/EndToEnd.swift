@@ -21,12 +21,18 @@ enum EndToEnd {
         server.standardOutput = output
         try server.run()
         defer { server.terminate(); server.waitUntilExit() }
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            throw CommandError("the server printed no port: \(line)")
+        var printed = ""
+        while !printed.contains("\n") {
+            let piece = output.fileHandleForReading.availableData
+            guard !piece.isEmpty else { break }
+            printed += String(decoding: piece, as: UTF8.self)
+        }
+        let line = printed.split(separator: "\n").first ?? ""
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            throw CommandError("the server printed no port: \(printed)")
         }
 
-        let request = { () -> Double in
+        let request = { () -> Double? in
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             curl.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code} %{time_total}", "-H", "Content-Type: application/json",
@@ -36,11 +42,12 @@ enum EndToEnd {
             try? curl.run()
             curl.waitUntilExit()
             let fields = String(decoding: answer.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
-            guard fields.first == "200", let seconds = fields.last.flatMap({ Double($0) }) else { return .nan }
+            guard fields.first == "200", let seconds = fields.last.flatMap({ Double($0) }) else { return nil }
             return seconds * 1000
         }
         _ = request()  // warm up
-        let requestTimes = (0..<runs).map { _ in request() }.sorted()
+        let requestTimes = (0..<runs).compactMap { _ in request() }.sorted()
+        guard requestTimes.count == runs else { throw CommandError("POST /diff failed in \(runs - requestTimes.count) of \(runs) runs") }
         let parse = measure(runs: runs) { try! JSONSerialization.jsonObject(with: body) }
         let requestMedian = requestTimes[requestTimes.count / 2]
         report("POST /diff, \(workload.name), \(String(format: "%.1f", Double(body.count) / 1e6)) MB body, median of \(runs)")

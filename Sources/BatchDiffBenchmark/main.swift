@@ -56,7 +56,7 @@ func report(_ line: String) {
 
 func format(_ milliseconds: Double) -> String { String(format: "%.2f ms", milliseconds) }
 
-let runs = Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 7
+let runs = max(1, Int(ProcessInfo.processInfo.environment["BENCH_RUNS"] ?? "") ?? 7)
 let baselineRuns = Int(ProcessInfo.processInfo.environment["BENCH_BASELINE_RUNS"] ?? "") ?? 5
 var rng = SystemRandomNumberGenerator()
 if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "e2e" {

@@ -37,3 +37,16 @@ final class ApplyTests: XCTestCase {
         XCTAssertEqual(applied, sections([(1, [2, 3, 4]), (2, [5, 6])]))
     }
 }
+
+/// Values are taken only from a collection the batch leads to.
+final class BatchValuesTests: XCTestCase {
+    func testValuesNeedTheNewCollectionTheBatchLeadsTo() throws {
+        let old = sections([(1, [1, 2])])
+        let new = sections([(1, [2, 3])])
+        let result = batch(from: old, to: new)
+        XCTAssertEqual(try result.values(from: new).insertedRows, [Row(id: 3)])
+        XCTAssertThrowsError(try result.values(from: sections([(1, [2])])), "a collection of other counts")
+        let negative = SectionedBatch(sections: SectionChanges(moved: [Move(from: -1, to: 0)]), rows: RowChanges(), oldCounts: [2], newCounts: [2])
+        XCTAssertThrowsError(try negative.apply(to: old, values: BatchValues()), "a section moved from -1")
+    }
+}

@@ -32,19 +32,3 @@ public typealias JSONItem = JSONElement
 
 /// A section read from JSON, without its rows.
 public typealias JSONSectionHeader = JSONElement
-
-/// A collection in one of the contract's two shapes.
-public enum JSONCollection: Sendable {
-    /// A JSON array of items.
-    case list([JSONItem])
-    /// `{"sections": [...]}`, each section an object with an identity and an `items` array.
-    case sectioned([Section<JSONSectionHeader, JSONItem>])
-
-    /// "a list" or "a sectioned collection", for messages.
-    public var shapeName: String {
-        switch self {
-        case .list: "a list"
-        case .sectioned: "a sectioned collection"
-        }
-    }
-}
