@@ -44,7 +44,7 @@ log=$(mktemp); pid=
 cleanup() { [ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true; rm -f "$log"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$bin" serve --host 127.0.0.1 --port 0 > "$log" 2>&1 &
+"$bin" serve --host 127.0.0.1 --port 0 --max-wait 2 > "$log" 2>&1 &
 pid=$!
 url=
 for _ in $(seq 300); do
