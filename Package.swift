@@ -50,8 +50,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
-        .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff"]),
+        // What the test targets share (a seeded random source).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff"]),
-        .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON"]),
+        .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
     ]
 )

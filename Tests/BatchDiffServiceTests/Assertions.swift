@@ -43,18 +43,6 @@ func eventually(timeout: Double, _ condition: () -> Bool) -> Bool {
 /// The value of an integer member.
 func int(_ value: Any?) -> Int? { (value as? NSNumber)?.intValue }
 
-/// A deterministic random source (SplitMix64), so a failing case can be replayed by seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Runs `body` on `count` threads at once and waits (up to `timeout` s) for all of them.
 func runConcurrently(_ count: Int, timeout: Double = 30, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
     let group = DispatchGroup()

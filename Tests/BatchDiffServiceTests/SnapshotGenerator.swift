@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// A deterministic series of snapshots, each a few random edits away from the one before:

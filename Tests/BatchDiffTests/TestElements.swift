@@ -17,18 +17,6 @@ struct Header: Diffable, Hashable {
 
 typealias TestSection = Section<Header, Row>
 
-/// A deterministic random source (SplitMix64), so a failing case can be replayed by seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Sections from a compact description: `[(id, [row ids])]`.
 func sections(_ description: [(Int, [Int])]) -> [TestSection] {
     description.map { TestSection(header: Header(id: $0.0), items: $0.1.map { Row(id: $0) }) }
