@@ -7,7 +7,7 @@ import Synchronization
 /// One feed: its latest snapshot, the fingerprints of the versions before it, answers
 /// already computed for the latest, and the long polls waiting for the next version.
 ///
-/// Writes are serialized by the feed's lock. Answers to `changes?since=` are computed on
+/// Writes are serialized by a lock of their own. Answers to `changes?since=` are computed on
 /// the feed's own serial queue and outside the lock, so a long diff holds up neither the
 /// server's threads nor the feed's other requests, and a question asked by many clients at
 /// once is answered by one diff (the others find it computed).
@@ -15,6 +15,8 @@ final class Feed: Sendable {
     let id: String
     let idKey: String
     private let state: Mutex<State>
+    /// Serializes writes, so each diff is made against the version it replaces.
+    private let writing = Mutex<Void>(())
     private let counters: FeedCounters
     private let answering: DispatchQueue
     /// Bytes of computed answers kept for reuse; past it they are dropped.
@@ -72,11 +74,14 @@ final class Feed: Sendable {
     var latestText: (version: Int, bytes: [UInt8]) { state.withLock { ($0.latest.version, $0.latest.bytes) } }
 
     /// Stores `snapshot` as the next version unless it equals the latest. `ifMatch` checks
-    /// the latest version (`nil` before the first) under the feed's lock.
+    /// the latest version (`nil` before the first). Writes are serialized by their own lock;
+    /// the diff is made outside the state's lock, which is held only to swap versions.
     func write(_ snapshot: Snapshot, sequence: Int, ifMatch: (Int?) throws(Problem) -> Void) throws(Problem) -> Write {
-        let (write, woken) = try state.withLock { state throws(Problem) -> (Write, [Waiter]) in
-            guard !state.deleted else { throw Problem.feedNotFound(id) }
-            let previous = state.latest
+        let (write, woken) = try writing.withLock { _ throws(Problem) -> (Write, [Waiter]) in
+            let previous = try state.withLock { state throws(Problem) -> Snapshot in
+                guard !state.deleted else { throw Problem.feedNotFound(id) }
+                return state.latest
+            }
             try ifMatch(previous.version == 0 ? nil : previous.version)
             if previous.version > 0 && previous.fingerprint == snapshot.fingerprint {
                 let body = FeedAnswers.write(feed: id, version: previous.version, changed: false, batch: .unchanged(previous.collection))
@@ -90,13 +95,16 @@ final class Feed: Sendable {
             // Clients at the previous version ask next: their answer is ready with the write.
             let answer = try FeedAnswers.changes(feed: id, from: previous.version, latest: latest, batch: batch)
             counters.recordComputed()
-            state.latest = latest
-            state.versions.append(StoredVersion(number: latest.version, sequence: sequence, collection: latest.collection, pool: &state.pool))
-            state.dropAnswers()
-            state.keep(answer, since: previous.version)
-            let woken = Array(state.waiters.values)
-            state.waiters = [:]
             let body = FeedAnswers.write(feed: id, version: latest.version, changed: true, batch: batch)
+            let woken = try state.withLock { state throws(Problem) -> [Waiter] in
+                guard !state.deleted else { throw Problem.feedNotFound(id) }
+                state.latest = latest
+                state.versions.append(StoredVersion(number: latest.version, sequence: sequence, collection: latest.collection, pool: &state.pool))
+                state.dropAnswers()
+                state.keep(answer, since: previous.version)
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
             return (Write(version: latest.version, body: body), woken)
         }
         for waiter in woken { release(waiter) }
