@@ -85,8 +85,9 @@ extension JSONOutput {
     public mutating func object(_ value: JSONValue, without excluded: String) {
         raw("{")
         var first = true
-        let skipped = value.members.firstIndex { $0.key.string == excluded }
-        for (index, (key, member)) in value.members.enumerated() where index != skipped {
+        let members = value.members
+        let skipped = members.firstIndex { $0.key.string == excluded }
+        for (index, (key, member)) in members.enumerated() where index != skipped {
             if !first { raw(",") }
             first = false
             raw(key.text)

@@ -11,11 +11,7 @@ struct ServeCommand: ParsableCommand {
         abstract: "Run the HTTP server. Every flag can also be set with the environment variable shown."
     )
 
-    @Option(help: "Address to listen on (BATCHDIFF_HOST).")
-    var host = Environment.string("BATCHDIFF_HOST", default: "127.0.0.1")
-
-    @Option(help: "Port to listen on; 0 picks a free one (BATCHDIFF_PORT).")
-    var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
+    @OptionGroup var address: ServerAddress
 
     @Option(help: "Largest request body, in bytes, at most 1 GiB (BATCHDIFF_BODY_LIMIT).")
     var bodyLimit = Environment.integer("BATCHDIFF_BODY_LIMIT", default: 32 << 20)
@@ -84,8 +80,8 @@ struct ServeCommand: ParsableCommand {
         let batchDiff = BatchDiffService(configuration: service, logger: logger)
 
         var http = HTTPServerConfiguration()
-        http.host = host
-        http.port = port
+        http.host = address.host
+        http.port = address.port
         http.bodyLimit = bodyLimit
         http.connectionLimit = maxConnections
         http.connectionTimeout = connectionTimeout
@@ -102,10 +98,10 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
         print("batchdiff listening on http://\(shownHost):\(server.port)")
         fflush(nil)
-        logger.notice("listening", metadata: ["host": "\(host)", "port": "\(server.port)", "threads": "\(threads)"])
+        logger.notice("listening", metadata: ["host": "\(address.host)", "port": "\(server.port)", "threads": "\(threads)"])
 
         ProcessSetup.waitForStopSignal()
         logger.notice("shutting down: finishing requests in flight")
@@ -122,16 +118,12 @@ struct HealthcheckCommand: ParsableCommand {
         abstract: "Exit 0 when the server answers GET /healthz with 200 (for container health checks)."
     )
 
-    @Option(help: "The server's address (BATCHDIFF_HOST).")
-    var host = Environment.string("BATCHDIFF_HOST", default: "127.0.0.1")
-
-    @Option(help: "The server's port (BATCHDIFF_PORT).")
-    var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
+    @OptionGroup var address: ServerAddress
 
     func run() throws {
-        let status = HealthProbe.status(host: host, port: port)
+        let status = HealthProbe.status(host: address.host, port: address.port)
         guard status == 200 else {
-            throw CommandFailure("GET /healthz on \(host):\(port): \(status.map { "status \($0)" } ?? "no answer")")
+            throw CommandFailure("GET /healthz on \(address.host):\(address.port): \(status.map { "status \($0)" } ?? "no answer")")
         }
     }
 }

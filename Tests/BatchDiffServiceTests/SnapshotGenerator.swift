@@ -35,6 +35,12 @@ struct SnapshotGenerator {
         return object
     }
 
+    /// Takes a random element out of `elements` and puts it back at a random place.
+    private mutating func moveOne<Element>(in elements: inout [Element]) {
+        let element = elements.remove(at: below(elements.count))
+        elements.insert(element, at: below(elements.count + 1))
+    }
+
     /// A few random edits of the rows `items`; `pool` offers identities to repeat.
     private mutating func editRows(_ items: [Any], pool: [Any]) -> [Any] {
         var items = items
@@ -48,8 +54,7 @@ struct SnapshotGenerator {
                 let index = below(items.count)
                 items[index] = edit(items[index])
             case 3 where items.count > 1:
-                let item = items.remove(at: below(items.count))
-                items.insert(item, at: below(items.count + 1))
+                moveOne(in: &items)
             case 4 where !pool.isEmpty && chance(40):
                 // A repeated identity (maybe with other content).
                 var item = pool[below(pool.count)]
@@ -88,8 +93,7 @@ struct SnapshotGenerator {
             case 1:
                 sections.insert(freshSection(), at: below(sections.count + 1))
             case 2 where sections.count > 1:
-                let section = sections.remove(at: below(sections.count))
-                sections.insert(section, at: below(sections.count + 1))
+                moveOne(in: &sections)
             case 3 where !sections.isEmpty:
                 // A header change: a new title, or a footer member coming or going.
                 let index = below(sections.count)

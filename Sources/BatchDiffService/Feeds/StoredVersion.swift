@@ -32,17 +32,17 @@ struct StoredVersion: Sendable {
 
     /// The version as a collection the differ can read (no text behind it).
     func collection(_ pool: RowPrintPool) -> JSONCollection {
-        let items = rows.map { row in
+        let item = { (row: UInt32) -> JSONItem in
             let print = pool.prints[Int(row)]
             return JSONItem(identity: print.identity, content: print.content, span: 0..<0)
         }
-        guard let headers else { return .list(items) }
+        guard let headers else { return .list(rows.map(item)) }
         var next = 0
         return .sectioned(zip(headers, rowCounts).map { header, count in
             defer { next += count }
             return Section(
                 header: JSONSectionHeader(identity: header.identity, content: header.content, span: 0..<0),
-                items: Array(items[next..<(next + count)])
+                items: rows[next..<(next + count)].map(item)
             )
         })
     }
