@@ -1,20 +1,42 @@
+import ArgumentParser
 import Foundation
 
 /// Defaults for flags taken from the environment, for containers: `BATCHDIFF_<NAME>`.
 enum Environment {
+    /// The environment variables that hold whole numbers.
+    enum IntegerVariable: String, CaseIterable {
+        case port = "BATCHDIFF_PORT"
+        case bodyLimit = "BATCHDIFF_BODY_LIMIT"
+        case maxConnections = "BATCHDIFF_MAX_CONNECTIONS"
+        case connectionTimeout = "BATCHDIFF_CONNECTION_TIMEOUT"
+        case headerTimeout = "BATCHDIFF_HEADER_TIMEOUT"
+        case threads = "BATCHDIFF_THREADS"
+        case maxVersions = "BATCHDIFF_MAX_VERSIONS"
+        case maxFeedMemory = "BATCHDIFF_MAX_FEED_MEMORY"
+        case maxWait = "BATCHDIFF_MAX_WAIT"
+        case shutdownGrace = "BATCHDIFF_SHUTDOWN_GRACE"
+    }
+
     static func string(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static func string(_ name: String, default value: String) -> String { string(name) ?? value }
 
-    /// An integer from the environment; a value that is not one stops the program.
-    static func integer(_ name: String, default value: Int) -> Int {
-        guard let text = string(name) else { return value }
-        guard let number = Int(text) else {
-            try? FileHandle.standardError.write(contentsOf: Data("batchdiff: \(name)=\(text) is not an integer\n".utf8))
-            exit(64)
+    /// The variable's integer, or `value` when it is unset or not an integer. Flag
+    /// defaults use this, so `--help` works whatever the environment holds; `validate`
+    /// then refuses a variable that is set to something else.
+    static func integer(_ variable: IntegerVariable, default value: Int) -> Int {
+        string(variable.rawValue).flatMap { Int($0) } ?? value
+    }
+
+    /// Throws a usage error naming the first of `variables` set to something that is not
+    /// an integer.
+    static func validate(_ variables: [IntegerVariable]) throws {
+        for variable in variables {
+            if let text = string(variable.rawValue), Int(text) == nil {
+                throw ValidationError("\(variable.rawValue)=\(text) is not an integer")
+            }
         }
-        return number
     }
 }

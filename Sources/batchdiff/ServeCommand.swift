@@ -14,19 +14,19 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var address: ServerAddress
 
     @Option(help: "Largest request body, in bytes, at most 1 GiB (BATCHDIFF_BODY_LIMIT).")
-    var bodyLimit = Environment.integer("BATCHDIFF_BODY_LIMIT", default: 32 << 20)
+    var bodyLimit = Environment.integer(.bodyLimit, default: 32 << 20)
 
     @Option(help: "Connections served at once (BATCHDIFF_MAX_CONNECTIONS).")
-    var maxConnections = Environment.integer("BATCHDIFF_MAX_CONNECTIONS", default: 4096)
+    var maxConnections = Environment.integer(.maxConnections, default: 4096)
 
     @Option(help: "Seconds a connection may stay idle before it is closed (BATCHDIFF_CONNECTION_TIMEOUT).")
-    var connectionTimeout = Environment.integer("BATCHDIFF_CONNECTION_TIMEOUT", default: 15)
+    var connectionTimeout = Environment.integer(.connectionTimeout, default: 15)
 
     @Option(help: "Seconds a client may take to send a request's headers, at least 1; a keep-alive connection's wait for its next request counts too (BATCHDIFF_HEADER_TIMEOUT).")
-    var headerTimeout = Environment.integer("BATCHDIFF_HEADER_TIMEOUT", default: 10)
+    var headerTimeout = Environment.integer(.headerTimeout, default: 10)
 
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
-    var threads = Environment.integer("BATCHDIFF_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
+    var threads = Environment.integer(.threads, default: ProcessInfo.processInfo.activeProcessorCount)
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (BATCHDIFF_LOG_LEVEL).")
     var logLevel = Environment.string("BATCHDIFF_LOG_LEVEL", default: "info")
@@ -38,19 +38,20 @@ struct ServeCommand: ParsableCommand {
     var readToken: String?
 
     @Option(help: "Versions kept per feed (BATCHDIFF_MAX_VERSIONS).")
-    var maxVersions = Environment.integer("BATCHDIFF_MAX_VERSIONS", default: 64)
+    var maxVersions = Environment.integer(.maxVersions, default: 64)
 
     @Option(help: "Bytes all feeds may hold (BATCHDIFF_MAX_FEED_MEMORY).")
-    var maxFeedMemory = Environment.integer("BATCHDIFF_MAX_FEED_MEMORY", default: 512 << 20)
+    var maxFeedMemory = Environment.integer(.maxFeedMemory, default: 512 << 20)
 
     @Option(help: "Longest long-poll wait, in seconds (BATCHDIFF_MAX_WAIT).")
-    var maxWait = Environment.integer("BATCHDIFF_MAX_WAIT", default: 60)
+    var maxWait = Environment.integer(.maxWait, default: 60)
 
     @Option(help: "Seconds to let requests in flight finish at shutdown (BATCHDIFF_SHUTDOWN_GRACE).")
-    var shutdownGrace = Environment.integer("BATCHDIFF_SHUTDOWN_GRACE", default: 10)
+    var shutdownGrace = Environment.integer(.shutdownGrace, default: 10)
 
     /// Checks the service's settings; the server checks its own when it starts.
     func validate() throws {
+        try Environment.validate(Environment.IntegerVariable.allCases)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
         for (name, value) in [("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
             throw ValidationError("\(name) must be at least 1")

@@ -6,5 +6,9 @@ struct ServerAddress: ParsableArguments {
     var host = Environment.string("BATCHDIFF_HOST", default: "127.0.0.1")
 
     @Option(help: "The server's port; 0 for `serve` picks a free one (BATCHDIFF_PORT).")
-    var port = Environment.integer("BATCHDIFF_PORT", default: 8080)
+    var port = Environment.integer(.port, default: 8080)
+
+    func validate() throws {
+        try Environment.validate([.port])
+    }
 }

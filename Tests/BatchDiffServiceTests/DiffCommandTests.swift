@@ -4,30 +4,8 @@ import XCTest
 /// `batchdiff diff OLD NEW`: the batch on standard output and exit 0, or a clear error on
 /// standard error and a non-zero exit.
 final class DiffCommandTests: XCTestCase {
-    private struct Outcome {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    private func run(_ arguments: [String], input: String? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try ServerProcess.binaryURL()
-        process.arguments = ["diff"] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        let standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
-        try process.run()
-        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-        try standardInput.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                       error: String(decoding: errorData, as: UTF8.self))
+    private func run(_ arguments: [String], input: String? = nil) throws -> CommandRun {
+        try CommandRun(["diff"] + arguments, input: input)
     }
 
     private func file(_ text: String) throws -> String {

@@ -23,9 +23,7 @@ final class ServerProcess {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.executableURL = binary
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BATCHDIFF_") }
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = Self.environment(environment)
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: logURL)
         process.standardInput = FileHandle.nullDevice
@@ -85,6 +83,11 @@ final class ServerProcess {
     private static func tail(of url: URL) -> String {
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return String(text.suffix(4000))
+    }
+
+    /// This process's environment without its `BATCHDIFF_` variables, plus `overrides`.
+    static func environment(_ overrides: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BATCHDIFF_") }.merging(overrides) { $1 }
     }
 
     /// `batchdiff` in the directory of the test bundle (or of the running test binary).

@@ -5,10 +5,13 @@ import XCTest
 class ServerTestCase: XCTestCase {
     private var servers: [ServerProcess] = []
 
-    /// Starts a server with `arguments`; it is killed at tearDown if still running.
-    func startServer(_ arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> ServerProcess {
+    /// Starts a server with `arguments` and `environment`; it is killed at tearDown if
+    /// still running.
+    func startServer(
+        _ arguments: [String] = [], environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> ServerProcess {
         do {
-            let server = try ServerProcess(arguments)
+            let server = try ServerProcess(arguments, environment: environment)
             servers.append(server)
             return server
         } catch {

@@ -1,0 +1,32 @@
+import Foundation
+
+/// One finished run of the `batchdiff` executable.
+struct CommandRun {
+    var status: Int32
+    var output: String
+    var error: String
+
+    /// Runs `batchdiff arguments`, with `input` on standard input and `environment` on top
+    /// of this process's environment without its `BATCHDIFF_` variables, and waits for it.
+    init(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = try ServerProcess.binaryURL()
+        process.arguments = arguments
+        process.environment = ServerProcess.environment(environment)
+        let output = Pipe()
+        let error = Pipe()
+        let standardInput = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = standardInput
+        try process.run()
+        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+        try standardInput.fileHandleForWriting.close()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        self.output = String(decoding: outputData, as: UTF8.self)
+        self.error = String(decoding: errorData, as: UTF8.self)
+    }
+}

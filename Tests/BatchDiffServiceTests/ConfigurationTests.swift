@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+
+/// Settings from `BATCHDIFF_*` environment variables, as a container sets them: they take
+/// effect, flags win over them, and a bad value stops `serve` with a clear error without
+/// breaking `--help`.
+final class ConfigurationTests: ServerTestCase {
+    private let smallDiff = #"{"old": ["a", "b", "c"], "new": ["c", "b", "a", "d", "e", "f", "g", "h"]}"#
+
+    func testEnvironmentVariablesTakeEffect() throws {
+        let server = try startServer(environment: [
+            "BATCHDIFF_BODY_LIMIT": "32",
+            "BATCHDIFF_WRITE_TOKEN": "from-env",
+            "BATCHDIFF_MAX_VERSIONS": "2",
+        ])
+        let client = server.client
+        assertProblem(try client.post("/diff", smallDiff), 413, "body_too_large")
+        assertProblem(try client.put("/feeds/env", "[1]"), 401, "unauthorized")
+        let token = ["Authorization": "Bearer from-env"]
+        for snapshot in ["[1]", "[1, 2]", "[1, 2, 3]"] {
+            XCTAssertEqual(try client.put("/feeds/env", snapshot, headers: token).status, 200)
+        }
+        assertProblem(try client.get("/feeds/env/changes?since=1"), 410, "version_gone")
+        XCTAssertEqual(try client.get("/feeds/env/changes?since=2").status, 200)
+    }
+
+    func testFlagsWinOverTheEnvironment() throws {
+        let server = try startServer(["--body-limit", "4096"], environment: ["BATCHDIFF_BODY_LIMIT": "32"])
+        XCTAssertEqual(try server.client.post("/diff", smallDiff).status, 200)
+    }
+
+    func testHealthcheckFindsTheServerThroughTheEnvironment() throws {
+        let server = try startServer()
+        let healthy = try CommandRun(["healthcheck"], environment: ["BATCHDIFF_HOST": "127.0.0.1", "BATCHDIFF_PORT": "\(server.port)"])
+        XCTAssertEqual(healthy.status, 0, healthy.error)
+        XCTAssertEqual(server.terminate(), 0)
+        let gone = try CommandRun(["healthcheck", "--port", "\(server.port)"])
+        XCTAssertNotEqual(gone.status, 0)
+        XCTAssertTrue(gone.error.contains("GET /healthz on 127.0.0.1:\(server.port): no answer"), gone.error)
+    }
+
+    func testABadIntegerStopsServeButNotHelp() throws {
+        let refused = try CommandRun(["serve", "--port", "0"], environment: ["BATCHDIFF_MAX_WAIT": "soon"])
+        XCTAssertEqual(refused.status, 64, "a usage error")
+        XCTAssertTrue(refused.error.contains("BATCHDIFF_MAX_WAIT=soon is not an integer"), refused.error)
+        XCTAssertFalse(refused.output.contains("listening"))
+        let badPort = try CommandRun(["healthcheck"], environment: ["BATCHDIFF_PORT": "80a"])
+        XCTAssertEqual(badPort.status, 64)
+        XCTAssertTrue(badPort.error.contains("BATCHDIFF_PORT=80a is not an integer"), badPort.error)
+        let help = try CommandRun(["serve", "--help"], environment: ["BATCHDIFF_MAX_WAIT": "soon", "BATCHDIFF_PORT": "80a"])
+        XCTAssertEqual(help.status, 0, help.error)
+        XCTAssertTrue(help.output.contains("BATCHDIFF_MAX_WAIT"), help.output)
+    }
+}
