@@ -3,7 +3,8 @@ import BatchDiff
 extension JSONValue {
     /// Reads this value as a collection of the contract (section 1): a list, or an object
     /// with a `sections` array. Items and sections take their identity from the member
-    /// named `idKey` when they have one, else from their whole value.
+    /// named `idKey` when they have one holding a string or a number, else from their
+    /// whole value.
     ///
     /// `path` names this value in errors, e.g. `old`.
     public func collection(idKey: String, path: String) throws(CollectionShapeError) -> JSONCollection {
@@ -26,6 +27,7 @@ extension JSONValue {
             var headerCount = 0
             var items: JSONValue?
             var identity: Fingerprint?
+            var identityMemberSeen = false
             for (key, value) in section.members {
                 if key.fingerprint == itemsKey && items == nil {
                     items = value
@@ -33,7 +35,10 @@ extension JSONValue {
                 }
                 headerSum = headerSum &+ .member(key: key.fingerprint, value: value.fingerprint)
                 headerCount += 1
-                if key.fingerprint == idKey && identity == nil { identity = value.fingerprint }
+                if key.fingerprint == idKey && !identityMemberSeen {
+                    identityMemberSeen = true
+                    if value.kind.canBeIdentity { identity = value.fingerprint }
+                }
             }
             guard let items, items.isArray else {
                 throw CollectionShapeError(path: "\(sectionPath).items", reason: "expected an array of items, found \(items?.kindName ?? "nothing")")
@@ -62,7 +67,7 @@ extension JSONDocument {
                     var key = child + 1
                     for _ in 0..<(node.childCount / 2) {
                         if nodes[key].fingerprint == idKey {
-                            identity = nodes[key + 1].fingerprint
+                            if nodes[key + 1].kind.canBeIdentity { identity = nodes[key + 1].fingerprint }
                             break
                         }
                         key = Int(nodes[key + 1].next)

@@ -90,6 +90,10 @@ struct FingerprintHasher {
 /// Kinds of JSON value, as hashed: values of different kinds never share a fingerprint.
 enum ValueKind: UInt8 {
     case null, `false`, `true`, number, string, array, object
+
+    /// Whether an identity member of this kind is an identity (contract section 1: a
+    /// string or a number); an item whose member is anything else is its own identity.
+    var canBeIdentity: Bool { self == .string || self == .number }
 }
 
 extension Fingerprint {

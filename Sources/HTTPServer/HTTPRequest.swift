@@ -2,11 +2,11 @@
 public struct HTTPRequest: Sendable {
     /// The method as sent, e.g. `GET`.
     public var method: String
-    /// The path, percent-decoded, without the query.
+    /// The path, percent-decoded (but for `%00`, kept as it is), without the query.
     public var path: String
     /// Header values by lowercased name (the first of repeated headers).
     public var headers: [String: String]
-    /// Query arguments, percent-decoded (the first of repeated arguments).
+    /// Query arguments, percent-decoded but for `%00` (the first of repeated arguments).
     public var query: [String: String]
     /// The whole body.
     public var body: [UInt8]

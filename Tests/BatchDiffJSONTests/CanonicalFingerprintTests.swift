@@ -41,6 +41,22 @@ final class CanonicalFingerprintTests: XCTestCase {
         XCTAssertEqual(String(decoding: document.bytes[items[1].span], as: UTF8.self), #"{"key":"k","id":7.0}"#)
     }
 
+    func testOnlyAStringOrANumberIsAnIdentity() throws {
+        let text = #"[{"id":null,"v":1},{"id":true,"v":1},{"id":{"k":1},"v":1},{"id":[1],"v":1},{"id":"s","v":1},{"id":2,"v":1}]"#
+        guard case .list(let items) = try JSONDocument(bytes: Array(text.utf8)).root.collection(idKey: "id", path: "old") else {
+            return XCTFail("a list")
+        }
+        for item in items[0..<4] {
+            XCTAssertEqual(item.identity, item.content, "an id member that is not a string or a number is no identity")
+        }
+        XCTAssertEqual(items[4].identity, try print(#""s""#))
+        XCTAssertEqual(items[5].identity, try print("2"))
+        let sectioned = try JSONDocument(bytes: Array(#"{"sections":[{"id":null,"t":1,"items":[]},{"id":"a","items":[]}]}"#.utf8))
+        guard case .sectioned(let sections) = try sectioned.root.collection(idKey: "id", path: "old") else { return XCTFail("sectioned") }
+        XCTAssertEqual(sections[0].header.identity, sections[0].header.content, "a null section id is no identity")
+        XCTAssertEqual(sections[1].header.identity, try print(#""a""#))
+    }
+
     func testSectionHeaderContentLeavesItemsOut() throws {
         let old = try JSONDocument(bytes: Array(#"{"sections":[{"id":"a","title":"A","items":[1]}]}"#.utf8))
         let new = try JSONDocument(bytes: Array(#"{"sections":[{"items":[1,2],"title":"A","id":"a"}]}"#.utf8))

@@ -42,4 +42,20 @@ final class FeedAnswerSharingTests: ServerTestCase {
         for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=0").status, 200) }
         XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites + 3, "the write's own answer and one for since=0")
     }
+
+    func testTheWritesAnswerOutlivesTrimmingToMaxVersions() throws {
+        let client = try startServer(["--max-versions", "2"]).client
+        for version in 1...4 {
+            XCTAssertEqual(try client.put("/feeds/trimmed", "[\((1...version).map(String.init).joined(separator: ","))]").status, 200)
+        }
+        // Version 4's write trimmed version 2 away, but clients at version 3 still find
+        // their answer made with the write.
+        let computed = try XCTUnwrap(try counter("batchdiff_feed_answers_computed_total", client))
+        let reused = try XCTUnwrap(try counter("batchdiff_feed_answers_reused_total", client))
+        let answer = assertJSON(try client.get("/feeds/trimmed/changes?since=3"))
+        XCTAssertEqual(int(answer["to"]), 4)
+        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computed, "since=3 was computed with the write")
+        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), reused + 1)
+        assertProblem(try client.get("/feeds/trimmed/changes?since=2"), 410, "version_gone")
+    }
 }

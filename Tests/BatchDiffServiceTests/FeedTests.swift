@@ -251,6 +251,22 @@ final class FeedTests: ServerTestCase {
         XCTAssertLessThan(Int(versions?.split(separator: " ").last ?? "") ?? 1000, 30, "no version was evicted: \(metrics)")
     }
 
+    /// A new feed that cannot fit even with every other feed cut down to its latest is a
+    /// 507, and the refused write costs the other feeds nothing.
+    func testANewFeedThatCannotFitIsRefusedWithoutEvictingOthers() throws {
+        let client = try startServer(["--max-feed-memory", "20000"]).client
+        for version in 1...5 {
+            XCTAssertEqual(try client.put("/feeds/small", "[\((1...version).map(String.init).joined(separator: ","))]").status, 200)
+        }
+        let huge = "[" + (0..<1500).map { #"{"id":\#($0),"t":"\#(String(repeating: "x", count: 10))"}"# }.joined(separator: ",") + "]"
+        let refused = assertProblem(try client.put("/feeds/huge", huge), 507, "feed_storage_full")
+        XCTAssertTrue((refused["detail"] as? String ?? "").contains("huge"), "\(refused)")
+        assertProblem(try client.get("/feeds/huge"), 404, "feed_not_found")
+        let changes = assertJSON(try client.get("/feeds/small/changes?since=1"))
+        XCTAssertEqual(try decodeListBatch(changes).apply(to: listElements([1]), values: decodeListValues(changes)),
+                       listElements([1, 2, 3, 4, 5]), "version 1 of the other feed is still there")
+    }
+
     func testFeedKeepsItsShapeAndIdKey() throws {
         let client = try startServer().client
         XCTAssertEqual(try client.put("/feeds/shaped", "[1]").status, 200)
@@ -268,5 +284,22 @@ final class FeedTests: ServerTestCase {
         // Invalid feed ids.
         assertProblem(try client.put("/feeds/bad%20id", "[]"), 400, "invalid_feed_id")
         assertProblem(try client.put("/feeds/" + String(repeating: "a", count: 129), "[]"), 400, "invalid_feed_id")
+    }
+
+    /// A `%00` in the path or the query is refused, never read as the end of the text (which
+    /// would make `/feeds/victim%00junk` a request about feed `victim`).
+    func testAnEncodedNULIsRefusedAndChangesNothing() throws {
+        let client = try startServer().client
+        XCTAssertEqual(try client.put("/feeds/victim", "[1]").status, 200)
+        assertProblem(try client.put("/feeds/victim%00.bad%20id", "[2]"), 400, "invalid_feed_id")
+        assertProblem(try client.delete("/feeds/victim%00junk"), 400, "invalid_feed_id")
+        assertProblem(try client.get("/feeds/%00x"), 400, "invalid_feed_id")
+        assertProblem(try client.get("/feeds/victim/changes?since=1%002"), 400, "invalid_query")
+        assertProblem(try client.put("/feeds/victim?idKey=id%00x", "[3]"), 422, "invalid_shape")
+        let feed = assertJSON(try client.get("/feeds/victim"))
+        XCTAssertEqual(int(feed["version"]), 1)
+        XCTAssertEqual(feed["data"].map(canonicalJSON), "[1]")
+        // Other escapes are still decoded.
+        XCTAssertEqual(try client.get("/feeds/%76ictim").status, 200)
     }
 }

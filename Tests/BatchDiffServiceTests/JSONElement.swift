@@ -15,13 +15,14 @@ func jsonText(_ value: Any) -> String { canonicalJSON(value) }
 func parseJSON(_ text: String) -> Any { try! JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) }
 
 /// An item (or a section header) of a collection as the contract sees it: identity is the
-/// `id` member of an object that has one, else the whole value; content is the whole value.
+/// `id` member of an object whose `id` is a string or a number, else the whole value;
+/// content is the whole value.
 struct JSONElement: Diffable, Equatable, CustomStringConvertible {
     let identity: String
     let content: String
 
     init(_ value: Any, idKey: String = "id") {
-        if let object = value as? [String: Any], let id = object[idKey] {
+        if let object = value as? [String: Any], let id = object[idKey], Self.isStringOrNumber(id) {
             identity = canonicalJSON(id)
         } else {
             identity = canonicalJSON(value)
@@ -34,6 +35,14 @@ struct JSONElement: Diffable, Equatable, CustomStringConvertible {
         var object = section as? [String: Any] ?? [:]
         object["items"] = nil
         self.init(object, idKey: idKey)
+    }
+
+    /// Whether JSONSerialization read `value` from a JSON string or number (it reads
+    /// `true` and `false` as NSNumbers of type `c`).
+    private static func isStringOrNumber(_ value: Any) -> Bool {
+        if value is String { return true }
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) != "c"
     }
 
     func isContentEqual(to other: JSONElement) -> Bool { content == other.content }

@@ -2,7 +2,8 @@ import TestSupport
 import Foundation
 
 /// A deterministic series of snapshots, each a few random edits away from the one before:
-/// inserts, deletes, content changes, moves, repeated identities, items without an `id`;
+/// inserts, deletes, content changes, moves, repeated identities, items without an `id`
+/// or with one that is neither a string nor a number;
 /// for sectioned collections also section inserts, deletes, moves, header changes and rows
 /// moving between sections.
 struct SnapshotGenerator {
@@ -19,6 +20,7 @@ struct SnapshotGenerator {
         switch below(10) {
         case 0: return "text-\(nextID)"  // no id member: the whole value is the identity
         case 1: return nextID  // a number, likewise
+        case 2: return ["id": chance(50) ? NSNull() : true as Any, "v": below(3), "n": nextID] as [String: Any]  // an id that is no identity
         default: return ["id": nextID, "v": below(3), "name": "item \(nextID)"] as [String: Any]
         }
     }

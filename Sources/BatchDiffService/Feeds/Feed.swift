@@ -43,6 +43,10 @@ final class Feed: Sendable {
             answerBytes = 0
         }
 
+        mutating func dropAnswer(since: Int) {
+            if let answer = answers.removeValue(forKey: since) { answerBytes -= answer.count }
+        }
+
         mutating func keep(_ answer: [UInt8], since: Int) {
             if answerBytes + answer.count > Feed.answerCacheLimit { dropAnswers() }
             answers[since] = answer
@@ -231,19 +235,27 @@ final class Feed: Sendable {
         }
     }
 
+    /// The most ``byteEstimate`` can be once only the latest version is left, its pool
+    /// compacted and no answer kept.
+    var floorByteEstimate: Int {
+        state.withLock { state in
+            let latest = state.versions.last
+            return state.latest.byteEstimate + (latest?.byteEstimate ?? 0) + RowPrintPool.byteEstimateBound(count: latest?.rows.count ?? 0)
+        }
+    }
+
     var versionCount: Int { state.withLock { $0.versions.count } }
 
     /// The store-wide sequence of the oldest version that may be evicted (not the latest).
     var oldestEvictable: Int? { state.withLock { $0.versions.count > 1 ? $0.versions[0].sequence : nil } }
 
-    /// Evicts the oldest version (never the latest); returns whether one went. The pool
-    /// keeps the evicted rows until ``compact()``.
+    /// Evicts the oldest version (never the latest) and the answer kept for its clients;
+    /// returns whether one went. The pool keeps the evicted rows until ``compact()``.
     @discardableResult
     func evictOldest() -> Bool {
         state.withLock { state in
             guard state.versions.count > 1 else { return false }
-            state.versions.removeFirst()
-            state.dropAnswers()
+            state.dropAnswer(since: state.versions.removeFirst().number)
             return true
         }
     }

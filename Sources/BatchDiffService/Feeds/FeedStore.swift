@@ -66,15 +66,24 @@ final class FeedStore: Sendable {
 
     /// Brings the feeds within the byte limit: first the answers kept for reuse go, then
     /// the oldest versions across feeds, a tenth at a time (a feed's latest always stays).
-    /// When only latest versions are left and still do not fit, a feed just `created` is
-    /// removed again (507), so the store never holds more than it may.
+    /// A feed just `created` that would not fit even with every feed cut down to its
+    /// latest is removed again (507) before anything else is touched, so a refused write
+    /// costs the other feeds nothing and the store never holds more than it may.
     private func enforceMemoryLimit(creating created: Feed?) throws(Problem) {
         guard byteEstimate > maxBytes else { return }
         let feeds = all
+        func refuse(_ created: Feed) -> Problem {
+            _ = delete(created.id)
+            return Problem.feedStorageFull(created.id, limit: maxBytes)
+        }
+        if let created, feeds.reduce(0, { $0 + $1.floorByteEstimate }) > maxBytes { throw refuse(created) }
         feeds.forEach { $0.dropAnswers() }
         while byteEstimate > maxBytes {
             let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
-            guard evictable > 0 else { break }
+            guard evictable > 0 else {
+                feeds.forEach { $0.compact() }  // pools trimmed without compacting may still hold evicted rows
+                break
+            }
             var touched: [ObjectIdentifier: Feed] = [:]
             for _ in 0..<max(1, evictable / 10) {
                 guard let oldest = feeds.compactMap({ feed in feed.oldestEvictable.map { (feed, $0) } }).min(by: { $0.1 < $1.1 }) else { break }
@@ -83,10 +92,7 @@ final class FeedStore: Sendable {
             }
             touched.values.forEach { $0.compact() }
         }
-        if let created, byteEstimate > maxBytes {
-            _ = delete(created.id)
-            throw Problem.feedStorageFull(created.id, limit: maxBytes)
-        }
+        if let created, byteEstimate > maxBytes { throw refuse(created) }
     }
 
     var byteEstimate: Int { all.reduce(0) { $0 + $1.byteEstimate } }

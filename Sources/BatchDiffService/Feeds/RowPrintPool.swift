@@ -44,6 +44,11 @@ struct RowPrintPool: Sendable {
     /// Bytes held, estimated.
     var byteEstimate: Int { prints.capacity * 32 + slots.count * 4 }
 
+    /// The most ``byteEstimate`` can be for a pool of `count` prints built by `intern`: the
+    /// prints' array holds at most twice its count (plus a page of rounding), and the slots
+    /// stay fewer than four per print (or the first 1024).
+    static func byteEstimateBound(count: Int) -> Int { (2 * count + 128) * 32 + max(1024, 4 * count) * 4 }
+
     /// Keeps only the prints `versions` use, renumbering the versions' rows.
     mutating func compact(_ versions: inout [StoredVersion]) {
         var fresh = RowPrintPool()
