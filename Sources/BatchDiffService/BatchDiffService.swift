@@ -89,7 +89,7 @@ public final class BatchDiffService: Sendable {
         ], gauges: [
             ("batchdiff_feeds", "Feeds held.", all.count),
             ("batchdiff_feed_versions", "Versions retained across feeds.", all.reduce(0) { $0 + $1.versionCount }),
-            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", all.reduce(0) { $0 + $1.byteEstimate }),
+            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", feeds.byteEstimate),
             ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", all.reduce(0) { $0 + $1.waiterCount }),
         ])
     }

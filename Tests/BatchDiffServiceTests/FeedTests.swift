@@ -251,6 +251,29 @@ final class FeedTests: ServerTestCase {
         XCTAssertLessThan(Int(versions?.split(separator: " ").last ?? "") ?? 1000, 30, "no version was evicted: \(metrics)")
     }
 
+    /// The bytes feeds hold are kept as a running total: writes, cached answers, trimming,
+    /// eviction and deletion all add up, and deleting every feed brings it back to zero.
+    func testFeedBytesAddUpAndReturnToZero() throws {
+        let client = try startServer(["--max-versions", "3"]).client
+        func bytes() throws -> Int? {
+            let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("batchdiff_feed_bytes ") }
+            return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        XCTAssertEqual(try bytes(), 0)
+        var generator = SnapshotGenerator(seed: 7)
+        for feed in ["a", "b", "c"] {
+            var snapshot: [Any] = []
+            for _ in 0..<6 {
+                snapshot = generator.nextList(after: snapshot)
+                XCTAssertEqual(try client.put("/feeds/\(feed)", jsonText(snapshot)).status, 200)
+                XCTAssertEqual(try client.get("/feeds/\(feed)/changes?since=0").status, 200)
+            }
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(try bytes()), 0)
+        for feed in ["a", "b", "c"] { XCTAssertEqual(try client.delete("/feeds/\(feed)").status, 204) }
+        XCTAssertEqual(try bytes(), 0, "bytes left counted after every feed was deleted")
+    }
+
     /// A new feed that cannot fit even with every other feed cut down to its latest is a
     /// 507, and the refused write costs the other feeds nothing.
     func testANewFeedThatCannotFitIsRefusedWithoutEvictingOthers() throws {

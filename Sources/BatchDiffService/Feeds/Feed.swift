@@ -25,7 +25,9 @@ final class Feed: Sendable {
     private struct State {
         var latest: Snapshot
         /// Versions 1 up to the latest, oldest first, as fingerprints; the oldest may be evicted.
-        var versions: [StoredVersion] = []
+        private(set) var versions: [StoredVersion] = []
+        /// The bytes of `versions`, kept as they change.
+        private(set) var versionBytes = 0
         var pool = RowPrintPool()
         /// The pool's size after its last compaction; trimming compacts it when it doubles.
         var compactedPoolSize = 0
@@ -37,6 +39,28 @@ final class Feed: Sendable {
         var deleted = false
         /// Set at shutdown: long polls are answered at once from then on.
         var closing = false
+        /// The bytes last added to the store's total for this feed.
+        var countedBytes = 0
+
+        /// Bytes held, estimated; none once the feed is deleted.
+        var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + pool.byteEstimate + versionBytes + answerBytes }
+
+        mutating func append(_ version: StoredVersion) {
+            versions.append(version)
+            versionBytes += version.byteEstimate
+        }
+
+        /// Removes the oldest version and the answer kept for its clients.
+        mutating func removeOldest() {
+            let oldest = versions.removeFirst()
+            versionBytes -= oldest.byteEstimate
+            dropAnswer(since: oldest.number)
+        }
+
+        mutating func compactPool() {
+            pool.compact(&versions)
+            compactedPoolSize = pool.prints.count
+        }
 
         mutating func dropAnswers() {
             answers = [:]
@@ -100,10 +124,10 @@ final class Feed: Sendable {
             let answer = try FeedAnswers.changes(feed: id, from: previous.version, latest: latest, batch: batch)
             counters.recordComputed()
             let body = FeedAnswers.write(feed: id, version: latest.version, changed: true, batch: batch)
-            let woken = try state.withLock { state throws(Problem) -> [Waiter] in
+            let woken = try mutate { state throws(Problem) -> [Waiter] in
                 guard !state.deleted else { throw Problem.feedNotFound(id) }
                 state.latest = latest
-                state.versions.append(StoredVersion(number: latest.version, sequence: sequence, collection: latest.collection, pool: &state.pool))
+                state.append(StoredVersion(number: latest.version, sequence: sequence, collection: latest.collection, pool: &state.pool))
                 state.dropAnswers()
                 state.keep(answer, since: previous.version)
                 defer { state.waiters = [:] }
@@ -175,7 +199,7 @@ final class Feed: Sendable {
             }
             let answer = try FeedAnswers.changes(feed: id, from: since, latest: latest, batch: batch)
             counters.recordComputed()
-            state.withLock { state in
+            mutate { state in
                 if state.latest.version == latest.version { state.keep(answer, since: since) }
             }
             return answer
@@ -224,14 +248,21 @@ final class Feed: Sendable {
 
     /// Marks the feed deleted; parked long polls learn it with 404.
     func delete() {
-        state.withLock { $0.deleted = true }
+        mutate { $0.deleted = true }
         releaseWaiters()
     }
 
-    /// Bytes held, estimated.
-    var byteEstimate: Int {
-        state.withLock { state in
-            state.latest.byteEstimate + state.pool.byteEstimate + state.versions.reduce(0) { $0 + $1.byteEstimate } + state.answerBytes
+    /// Changes the state under its lock, then adds the change in the feed's bytes to the
+    /// store's total (``FeedCounters/bytesHeld``), so that total never needs a walk over
+    /// every feed.
+    private func mutate<Result: Sendable, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        try state.withLock { state throws(Failure) -> Result in
+            defer {
+                let bytes = state.byteEstimate
+                counters.addBytes(bytes - state.countedBytes)
+                state.countedBytes = bytes
+            }
+            return try body(&state)
         }
     }
 
@@ -253,24 +284,21 @@ final class Feed: Sendable {
     /// returns whether one went. The pool keeps the evicted rows until ``compact()``.
     @discardableResult
     func evictOldest() -> Bool {
-        state.withLock { state in
+        mutate { state in
             guard state.versions.count > 1 else { return false }
-            state.dropAnswer(since: state.versions.removeFirst().number)
+            state.removeOldest()
             return true
         }
     }
 
     /// Frees the fingerprints no retained version uses any more.
     func compact() {
-        state.withLock { state in
-            state.pool.compact(&state.versions)
-            state.compactedPoolSize = state.pool.prints.count
-        }
+        mutate { $0.compactPool() }
     }
 
     /// Drops the answers kept for reuse.
     func dropAnswers() {
-        state.withLock { $0.dropAnswers() }
+        mutate { $0.dropAnswers() }
     }
 
     /// Evicts versions past `limit` per feed.

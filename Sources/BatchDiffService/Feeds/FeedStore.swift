@@ -38,7 +38,8 @@ final class FeedStore: Sendable {
             let fresh = Feed(id: id, idKey: idKey ?? "id", shape: snapshot.collection, counters: counters)
             let write = try fresh.write(snapshot, sequence: nextSequence(), ifMatch: ifMatch)
             guard feeds.withLock({ feeds in feeds[id] == nil ? { feeds[id] = fresh; return true }() : false }) else {
-                continue  // another first write won: this one goes into that feed
+                fresh.delete()  // another first write won: this one goes into that feed
+                continue
             }
             try enforceMemoryLimit(creating: fresh)
             return write
@@ -95,7 +96,8 @@ final class FeedStore: Sendable {
         if let created, byteEstimate > maxBytes { throw refuse(created) }
     }
 
-    var byteEstimate: Int { all.reduce(0) { $0 + $1.byteEstimate } }
+    /// Bytes all feeds hold, estimated.
+    var byteEstimate: Int { counters.bytesHeld }
 
     /// Answers every parked long poll now, and later ones at once (at shutdown).
     func releaseWaiters() {
