@@ -24,7 +24,7 @@ deps-loadtest: deps
 	@$(call apt_install,wrk)
 
 deps-docker: deps
-	@$(call apt_install,debootstrap curl)
+	@$(call apt_install,debootstrap curl python3 procps)
 
 build: deps
 	swift build

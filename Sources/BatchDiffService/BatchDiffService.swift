@@ -20,38 +20,59 @@ public final class BatchDiffService: Sendable {
 
     /// Answers one request.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard let route = Route(path: request.path) else { return .now(Problem.notFound(request.path).response) }
-        guard route.methods.contains(request.method) else {
-            return .now(Problem.methodNotAllowed(request.method, request.path, allowed: route.methods).response)
-        }
         do {
-            switch (route, request.method) {
+            switch (try admit(request), request.method) {
             case (.health, _):
                 return .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
             case (.metrics, _):
                 return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
             case (.diff, _):
-                try authorizeRead(request)
                 return offloaded(request) { service, request throws(Problem) in try service.diff(request) }
             case (.feeds, _):
-                try authorizeRead(request)
                 return .now(listFeeds())
             case (.feed(let id), "PUT"):
-                try authorizeWrite(request)
                 return offloaded(request) { service, request throws(Problem) in try service.putFeed(id, request) }
             case (.feed(let id), "DELETE"):
-                try authorizeWrite(request)
                 return .now(try deleteFeed(id))
             case (.feed(let id), _):
-                try authorizeRead(request)
                 return .now(try getFeed(id, request))
             case (.changes(let id), _):
-                try authorizeRead(request)
                 return try changes(id, request)
             }
         } catch {
             return .now(error.response)
         }
+    }
+
+    /// Refuses, from its head alone, a request whose body is not read yet: what
+    /// ``handle(_:)`` would refuse before reading the body, or nil.
+    public func screen(_ request: HTTPRequest) -> HTTPResponse? {
+        do {
+            _ = try admit(request)
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The route of a request the service takes, checked from the request's head: a known
+    /// route (404), a method it answers (405), the token it needs (401, 403), and for a
+    /// body it reads, a JSON content type (415).
+    private func admit(_ request: HTTPRequest) throws(Problem) -> Route {
+        guard let route = Route(path: request.path) else { throw Problem.notFound(request.path) }
+        guard route.methods.contains(request.method) else {
+            throw Problem.methodNotAllowed(request.method, request.path, allowed: route.methods)
+        }
+        switch (route, request.method) {
+        case (.health, _), (.metrics, _):
+            break
+        case (.feed, "PUT"), (.feed, "DELETE"):
+            try authorizeWrite(request)
+        default:
+            try authorizeRead(request)
+        }
+        if route.readsBody(of: request.method) { try checkContentType(request) }
+        return route
     }
 
     /// The answer to requests the server refuses by itself.
@@ -131,20 +152,23 @@ public final class BatchDiffService: Sendable {
         guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
             throw Problem.unauthorized
         }
-        let offered = Array(header.utf8.dropFirst(7))
+        let offered = Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
         // Every configured token is compared, in full, so timing tells nothing.
         let matches = configured.map { constantTimeEqual(offered, Array($0.utf8)) }
         guard matches.contains(true) else { throw Problem.forbidden }
     }
 
-    /// The body as a JSON document, after the content type is checked.
-    func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
-        if let contentType = request.header("content-type") {
-            let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
-                throw Problem.unsupportedMediaType(contentType)
-            }
+    /// A body is JSON: `application/json`, a `+json` type, or no type at all.
+    private func checkContentType(_ request: HTTPRequest) throws(Problem) {
+        guard let contentType = request.header("content-type") else { return }
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+            throw Problem.unsupportedMediaType(contentType)
         }
+    }
+
+    /// The body as a JSON document (its content type is checked by ``admit(_:)``).
+    func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
         do {
             return try JSONDocument(bytes: request.body)
         } catch {

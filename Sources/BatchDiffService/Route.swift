@@ -34,6 +34,15 @@ enum Route: Equatable {
         }
     }
 
+    /// Whether the route reads the body of a request with `method`.
+    func readsBody(of method: String) -> Bool {
+        switch self {
+        case .diff: method == "POST"
+        case .feed: method == "PUT"
+        case .health, .metrics, .feeds, .changes: false
+        }
+    }
+
     /// The route as a metrics label (feed ids left out).
     var label: String {
         switch self {

@@ -13,15 +13,16 @@
  * - A gate at accept: in epoll mode libmicrohttpd stops accepting at its connection limit,
  *   leaving more clients waiting in the backlog with no answer; the gate counts open
  *   connections and refuses the ones past the limit at once.
- * - A header deadline: libmicrohttpd's timeout counts idle time only, so a client sending
- *   its headers a byte a second keeps a connection forever. Each connection is watched
- *   while it waits for a request's headers; a watchman thread shuts down the socket of one
- *   that waits longer than the deadline, and libmicrohttpd then closes it. */
+ * - Deadlines: libmicrohttpd's timeout counts idle time only, so a client sending its
+ *   headers or its body a byte every few seconds keeps a connection forever. Each
+ *   connection has a deadline while it sends (the header timeout from its start, then the
+ *   one its server sets with bd_connection_deadline); a watchman thread shuts down the
+ *   socket of one past its deadline, and libmicrohttpd then closes it. */
 struct bd_watch {
     struct bd_watch *previous, *next;
     struct bd_daemon *daemon;
     MHD_socket socket;
-    time_t waiting_since; /* 0 while a request is being served */
+    time_t deadline; /* 0: none, while a request is being answered */
 };
 
 struct bd_daemon {
@@ -84,7 +85,7 @@ static void bd_track(void *cls, struct MHD_Connection *connection, void **socket
         }
         watch->daemon = daemon;
         watch->socket = info->connect_fd;
-        watch->waiting_since = time(NULL);
+        watch->deadline = time(NULL) + (time_t)daemon->header_timeout;
         pthread_mutex_lock(&daemon->lock);
         watch->next = daemon->watched.next;
         watch->previous = &daemon->watched;
@@ -105,7 +106,7 @@ static void bd_track(void *cls, struct MHD_Connection *connection, void **socket
     }
 }
 
-static void *bd_watch_headers(void *cls) {
+static void *bd_watch_deadlines(void *cls) {
     struct bd_daemon *daemon = cls;
     while (!atomic_load(&daemon->stopping)) {
         struct timespec pause = {0, 250 * 1000 * 1000};
@@ -113,9 +114,9 @@ static void *bd_watch_headers(void *cls) {
         time_t now = time(NULL);
         pthread_mutex_lock(&daemon->lock);
         for (struct bd_watch *watch = daemon->watched.next; watch != &daemon->watched; watch = watch->next) {
-            if (watch->waiting_since != 0 && now - watch->waiting_since > (time_t)daemon->header_timeout) {
+            if (watch->deadline != 0 && now > watch->deadline) {
                 shutdown(watch->socket, SHUT_RDWR);
-                watch->waiting_since = 0;
+                watch->deadline = 0;
             }
         }
         pthread_mutex_unlock(&daemon->lock);
@@ -123,12 +124,12 @@ static void *bd_watch_headers(void *cls) {
     return NULL;
 }
 
-void bd_connection_serving(struct MHD_Connection *connection, int serving) {
+void bd_connection_deadline(struct MHD_Connection *connection, unsigned int seconds) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     if (info == NULL || info->socket_context == NULL) return;
     struct bd_watch *watch = info->socket_context;
     pthread_mutex_lock(&watch->daemon->lock);
-    watch->waiting_since = serving ? 0 : time(NULL);
+    watch->deadline = seconds == 0 ? 0 : time(NULL) + (time_t)seconds;
     pthread_mutex_unlock(&watch->daemon->lock);
 }
 
@@ -170,13 +171,12 @@ struct bd_daemon *bd_start_daemon(const struct bd_daemon_config *config,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit + 64,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, config->connection_memory_limit,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_NOTIFY_CONNECTION, bd_track, daemon,
         MHD_OPTION_UNESCAPE_CALLBACK, bd_unescape, NULL,
         MHD_OPTION_END);
     freeaddrinfo(found);
-    if (daemon->mhd == NULL || pthread_create(&daemon->watchman, NULL, bd_watch_headers, daemon) != 0) {
+    if (daemon->mhd == NULL || pthread_create(&daemon->watchman, NULL, bd_watch_deadlines, daemon) != 0) {
         if (daemon->mhd != NULL) MHD_stop_daemon(daemon->mhd);
         pthread_mutex_destroy(&daemon->lock);
         free(daemon);
@@ -203,8 +203,4 @@ void bd_stop_daemon(struct bd_daemon *daemon) {
     MHD_stop_daemon(daemon->mhd);
     pthread_mutex_destroy(&daemon->lock);
     free(daemon);
-}
-
-const char *bd_header(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }

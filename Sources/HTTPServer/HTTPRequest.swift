@@ -2,9 +2,10 @@
 public struct HTTPRequest: Sendable {
     /// The method as sent, e.g. `GET`.
     public var method: String
-    /// The path, percent-decoded (but for `%00`, kept as it is), without the query.
+    /// The path, percent-decoded (but for `%00`, kept as it is), without the query; an
+    /// absolute-form target (`http://host/path`) gives its path.
     public var path: String
-    /// Header values by lowercased name (the first of repeated headers).
+    /// Header values by lowercased name; repeated lines of one header are joined with ", ".
     public var headers: [String: String]
     /// Query arguments, percent-decoded but for `%00` (the first of repeated arguments).
     public var query: [String: String]
@@ -21,4 +22,14 @@ public struct HTTPRequest: Sendable {
 
     /// The value of the header `name` (any case).
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The path of a request target: an absolute-form target (RFC 9112 section 3.2.2,
+    /// `http://host/path`) loses its scheme and authority; any other is the path already.
+    static func path(ofTarget target: String) -> String {
+        guard !target.hasPrefix("/"), let schemeEnd = target.range(of: "://"),
+              !target[..<schemeEnd.lowerBound].isEmpty, target[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return target }
+        let authorityAndPath = target[schemeEnd.upperBound...]
+        return authorityAndPath.firstIndex(of: "/").map { String(authorityAndPath[$0...]) } ?? "/"
+    }
 }

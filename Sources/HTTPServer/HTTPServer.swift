@@ -18,15 +18,24 @@ public final class HTTPServer: Sendable {
     /// address it cannot listen on.
     ///
     /// - Parameters:
+    ///   - handler: answers a request, body included.
+    ///   - screen: given a request that announces a body, before the body is read (its
+    ///     `body` is empty), the response that refuses it, or nil to read the body and call
+    ///     `handler`. A refused body is never read: no `100 Continue`, and the connection
+    ///     closes after the answer.
     ///   - refusal: the response for requests the server answers by itself (413, 503).
     ///   - observer: called once per finished request, for logs and metrics.
     public init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
+        screen: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse,
         observer: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
-        lifecycle = RequestLifecycle(bodyLimit: configuration.bodyLimit, handler: handler, refusal: refusal, observer: observer)
+        lifecycle = RequestLifecycle(
+            bodyLimit: configuration.bodyLimit, headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
+            handler: handler, screen: screen, refusal: refusal, observer: observer
+        )
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)
         port = daemon.port
     }

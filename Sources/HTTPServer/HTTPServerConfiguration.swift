@@ -15,6 +15,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a connection may take to send a request's headers, however it trickles them
     /// (counted from the connection's start, or from the end of its previous request).
     public var headerTimeout: Int = 10
+    /// Seconds a client may take to send a request's body, counted from the end of its
+    /// headers, however it trickles it.
+    public var bodyTimeout: Int = 60
     /// Threads serving connections (epoll, one event loop each).
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Bytes of header buffer per connection; longer headers get 431.
@@ -35,6 +38,7 @@ extension HTTPServerConfiguration {
             ((1...1_000_000).contains(connectionLimit), "connection limit must be 1 to 1000000"),
             ((0...86_400).contains(connectionTimeout), "connection timeout must be 0 to 86400 seconds"),
             ((1...86_400).contains(headerTimeout), "header timeout must be 1 to 86400 seconds"),
+            ((1...86_400).contains(bodyTimeout), "body timeout must be 1 to 86400 seconds"),
             ((1...1024).contains(threads), "threads must be 1 to 1024"),
             ((1024...(16 << 20)).contains(headerMemoryLimit), "header memory limit must be 1 KiB to 16 MiB"),
         ]

@@ -12,26 +12,31 @@ struct Connection: @unchecked Sendable {
 
     func suspend() { MHD_suspend_connection(pointer) }
 
-    /// Tells the header watch whether a request is being served (its headers are in) or the
-    /// connection waits for the next request's headers, which must come within the timeout.
-    func setServing(_ serving: Bool) { bd_connection_serving(pointer, serving ? 1 : 0) }
+    /// Gives the connection `seconds` from now to send what it must (a body, the next
+    /// request's headers) before it is shut down; 0: no deadline.
+    func setDeadline(seconds: Int) { bd_connection_deadline(pointer, UInt32(seconds)) }
     func resume() { MHD_resume_connection(pointer) }
 
-    /// The request headers by lowercased name, the first of repeats.
-    func headers() -> [String: String] { values(.HEADER_KIND, lowercasingNames: true) }
+    /// The request headers by lowercased name; repeated lines of one header are joined
+    /// with ", ", as RFC 9110 section 5.3 reads them.
+    func headers() -> [String: String] { values(.HEADER_KIND, isHeader: true) }
 
     /// The query arguments, percent-decoded, by name as sent, the first of repeats.
-    func queryArguments() -> [String: String] { values(.GET_ARGUMENT_KIND, lowercasingNames: false) }
+    func queryArguments() -> [String: String] { values(.GET_ARGUMENT_KIND, isHeader: false) }
 
-    private func values(_ kind: MHD_ValueKind, lowercasingNames: Bool) -> [String: String] {
-        var collected = (values: [String: String](), lowercase: lowercasingNames)
+    private func values(_ kind: MHD_ValueKind, isHeader: Bool) -> [String: String] {
+        var collected = (values: [String: String](), isHeader: isHeader)
         withUnsafeMutablePointer(to: &collected) { collected in
             _ = MHD_get_connection_values(pointer, kind, { cls, _, key, value in
                 guard let cls, let key else { return .YES }
-                let collected = cls.assumingMemoryBound(to: (values: [String: String], lowercase: Bool).self)
-                let name = collected.pointee.lowercase ? String(cString: key).lowercased() : String(cString: key)
-                if collected.pointee.values[name] == nil {
-                    collected.pointee.values[name] = value.map { String(cString: $0) } ?? ""
+                let collected = cls.assumingMemoryBound(to: (values: [String: String], isHeader: Bool).self)
+                let isHeader = collected.pointee.isHeader
+                let name = isHeader ? String(cString: key).lowercased() : String(cString: key)
+                let text = value.map { String(cString: $0) } ?? ""
+                if let first = collected.pointee.values[name] {
+                    if isHeader { collected.pointee.values[name] = first + ", " + text }
+                } else {
+                    collected.pointee.values[name] = text
                 }
                 return .YES
             }, collected)
@@ -105,6 +110,8 @@ final class RequestState {
     let method: String
     let path: String
     let started = ContinuousClock.now
+    var headers: [String: String] = [:]
+    var query: [String: String] = [:]
     var body: [UInt8] = []
     var bytesIn = 0
     var answered = false
@@ -125,11 +132,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
     let connectionHandle = Connection(pointer: connection)
     guard let existing = requestContext.pointee else {
-        let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
+        let path = HTTPRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
+        let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: path)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        connectionHandle.setServing(true)
-        let contentLength = bd_header(connection, "Content-Length").flatMap { Int(String(cString: $0)) }
-        lifecycle.begin(state, connection: connectionHandle, contentLength: contentLength)
+        lifecycle.begin(state, connection: connectionHandle)
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
@@ -149,8 +155,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
-    if let connection { Connection(pointer: connection).setServing(false) }
+    let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { Connection(pointer: connection).setDeadline(seconds: lifecycle.headerTimeout) }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
-    Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().complete(state)
+    lifecycle.complete(state)
 }

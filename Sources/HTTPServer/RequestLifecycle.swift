@@ -5,20 +5,34 @@ import Synchronization
 /// refused, and every finished exchange reported. libmicrohttpd calls it through ``Daemon``.
 final class RequestLifecycle: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPReply
+    let screen: @Sendable (HTTPRequest) -> HTTPResponse?
     let refusal: @Sendable (HTTPServerRefusal) -> HTTPResponse
     let observer: @Sendable (HTTPExchange) -> Void
     let bodyLimit: Int
+    /// Seconds a connection has for a request's headers, and then for its body.
+    let headerTimeout: Int
+    let bodyTimeout: Int
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
-    /// Requests parked and not completed yet, so that none outlives the daemon.
-    private let parked = Mutex<[ObjectIdentifier: PendingResponse]>([:])
+    /// Requests parked and not completed yet, so that none outlives the daemon; closed
+    /// (no more parking) once they are all answered at the end of shutdown.
+    private let parked = Mutex<Parked>(Parked())
+
+    private struct Parked {
+        var pending: [ObjectIdentifier: PendingResponse] = [:]
+        var closed = false
+    }
 
     init(
-        bodyLimit: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
+        bodyLimit: Int, headerTimeout: Int, bodyTimeout: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
+        screen: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.bodyLimit = bodyLimit
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
         self.handler = handler
+        self.screen = screen
         self.refusal = refusal
         self.observer = observer
     }
@@ -26,18 +40,30 @@ final class RequestLifecycle: Sendable {
     /// Requests begun and not completed yet (parked ones included).
     var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
 
-    /// From now on, every new request is refused with 503.
+    /// From now on, every new request is refused with 503; requests already begun are
+    /// served.
     func startDraining() { draining.store(true, ordering: .releasing) }
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
-    func begin(_ state: RequestState, connection: Connection, contentLength: Int?) {
+    /// Starts a request whose headers are in: refuses it at once when the server is
+    /// draining, when its `Content-Length` is over the limit, or when `screen` refuses a
+    /// request that announces a body, so that body is never read.
+    func begin(_ state: RequestState, connection: Connection) {
         inFlight.add(1, ordering: .relaxed)
+        connection.setDeadline(seconds: bodyTimeout)
         if isDraining {
-            answer(state, with: refusal(.shuttingDown), on: connection, close: true)
-        } else if let contentLength, contentLength > bodyLimit {
-            answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+            return answer(state, with: refusal(.shuttingDown), on: connection, close: true)
         }
+        state.headers = connection.headers()
+        state.query = connection.queryArguments()
+        let contentLength = state.headers["content-length"].flatMap { Int($0) }
+        if let contentLength, contentLength > bodyLimit {
+            return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+        }
+        guard (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil else { return }
+        let head = HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query)
+        if let refused = screen(head) { answer(state, with: refused, on: connection, close: true) }
     }
 
     /// What to do with the next piece of a body.
@@ -65,6 +91,7 @@ final class RequestLifecycle: Sendable {
     }
 
     func finish(_ state: RequestState, connection: Connection) {
+        connection.setDeadline(seconds: 0)
         if let pending = state.pending {
             if let response = pending.response { answer(state, with: response, on: connection, close: isDraining) }
             return
@@ -75,20 +102,23 @@ final class RequestLifecycle: Sendable {
         }
         let request = HTTPRequest(
             method: state.method, path: state.path,
-            headers: connection.headers(),
-            query: connection.queryArguments(),
+            headers: state.headers,
+            query: state.query,
             body: state.body
         )
         state.body = []
         switch handler(request) {
         case .now(let response):
             answer(state, with: response, on: connection, close: isDraining)
-        case .later where isDraining:
-            answer(state, with: refusal(.shuttingDown), on: connection, close: true)
         case .later(let park):
             let pending = PendingResponse(resume: connection.resume)
+            let admitted = parked.withLock { parked in
+                guard !parked.closed else { return false }
+                parked.pending[ObjectIdentifier(pending)] = pending
+                return true
+            }
+            guard admitted else { return answer(state, with: refusal(.shuttingDown), on: connection, close: true) }
             state.pending = pending
-            parked.withLock { $0[ObjectIdentifier(pending)] = pending }
             connection.suspend()
             park(pending)
         }
@@ -101,14 +131,18 @@ final class RequestLifecycle: Sendable {
         connection.queue(response, close: close)
     }
 
-    /// Answers every request still parked with `response` (a parked connection must be
-    /// resumed before the daemon stops).
+    /// Answers every request still parked with `response`, and refuses later ones (a parked
+    /// connection must be resumed before the daemon stops).
     func answerParked(with response: HTTPResponse) {
-        for pending in parked.withLock({ Array($0.values) }) { pending.send(response) }
+        let pending = parked.withLock { parked in
+            parked.closed = true
+            return Array(parked.pending.values)
+        }
+        for request in pending { request.send(response) }
     }
 
     func complete(_ state: RequestState) {
-        if let pending = state.pending { parked.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) } }
+        if let pending = state.pending { parked.withLock { _ = $0.pending.removeValue(forKey: ObjectIdentifier(pending)) } }
         inFlight.subtract(1, ordering: .relaxed)
         let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(

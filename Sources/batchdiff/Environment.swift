@@ -10,6 +10,7 @@ enum Environment {
         case maxConnections = "BATCHDIFF_MAX_CONNECTIONS"
         case connectionTimeout = "BATCHDIFF_CONNECTION_TIMEOUT"
         case headerTimeout = "BATCHDIFF_HEADER_TIMEOUT"
+        case bodyTimeout = "BATCHDIFF_BODY_TIMEOUT"
         case threads = "BATCHDIFF_THREADS"
         case maxVersions = "BATCHDIFF_MAX_VERSIONS"
         case maxFeedMemory = "BATCHDIFF_MAX_FEED_MEMORY"

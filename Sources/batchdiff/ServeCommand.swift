@@ -25,6 +25,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a client may take to send a request's headers, at least 1; a keep-alive connection's wait for its next request counts too (BATCHDIFF_HEADER_TIMEOUT).")
     var headerTimeout = Environment.integer(.headerTimeout, default: 10)
 
+    @Option(help: "Seconds a client may take to send a request's body, from the end of its headers, at least 1 (BATCHDIFF_BODY_TIMEOUT).")
+    var bodyTimeout = Environment.integer(.bodyTimeout, default: 60)
+
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
     var threads = Environment.integer(.threads, default: ProcessInfo.processInfo.activeProcessorCount)
 
@@ -46,8 +49,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Longest long-poll wait, in seconds (BATCHDIFF_MAX_WAIT).")
     var maxWait = Environment.integer(.maxWait, default: 60)
 
-    @Option(help: "Seconds to let requests in flight finish at shutdown (BATCHDIFF_SHUTDOWN_GRACE).")
-    var shutdownGrace = Environment.integer(.shutdownGrace, default: 10)
+    @Option(help: "Seconds to let requests in flight finish at shutdown; the default leaves room within docker stop's 10 s (BATCHDIFF_SHUTDOWN_GRACE).")
+    var shutdownGrace = Environment.integer(.shutdownGrace, default: 8)
 
     /// Checks the service's settings; the server checks its own when it starts.
     func validate() throws {
@@ -87,6 +90,7 @@ struct ServeCommand: ParsableCommand {
         http.connectionLimit = maxConnections
         http.connectionTimeout = connectionTimeout
         http.headerTimeout = headerTimeout
+        http.bodyTimeout = bodyTimeout
         http.threads = threads
 
         ProcessSetup.catchStopSignals()
@@ -94,7 +98,8 @@ struct ServeCommand: ParsableCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer(
-                configuration: http, handler: batchDiff.handle, refusal: batchDiff.refusal, observer: batchDiff.observe
+                configuration: http, handler: batchDiff.handle, screen: batchDiff.screen, refusal: batchDiff.refusal,
+                observer: batchDiff.observe
             )
         } catch {
             throw CommandFailure("\(error)")

@@ -39,6 +39,14 @@ final class ConfigurationTests: ServerTestCase {
         XCTAssertTrue(gone.error.contains("GET /healthz on 127.0.0.1:\(server.port): no answer"), gone.error)
     }
 
+    func testASecondServerOnATakenPortFailsToStart() throws {
+        let first = try startServer()
+        XCTAssertThrowsError(try ServerProcess(["--port", "\(first.port)"]), "two servers shared port \(first.port)") { error in
+            XCTAssertTrue("\(error)".contains("address in use"), "\(error)")
+        }
+        XCTAssertEqual(try first.client.get("/healthz").status, 200)
+    }
+
     func testABadIntegerStopsServeButNotHelp() throws {
         let refused = try CommandRun(["serve", "--port", "0"], environment: ["BATCHDIFF_MAX_WAIT": "soon"])
         XCTAssertEqual(refused.status, 64, "a usage error")

@@ -110,6 +110,20 @@ final class FeedTests: ServerTestCase {
         XCTAssertEqual(int(assertJSON(try client.get("/feeds/race"))["version"]), 1 + writers * writesEach)
     }
 
+    /// Repeated `If-Match` or `If-None-Match` lines are one list (RFC 9110 section 5.3).
+    func testRepeatedConditionalHeadersAreOneList() throws {
+        let server = try startServer()
+        XCTAssertEqual(try server.client.put("/feeds/listed", "[1]").status, 200)
+        XCTAssertEqual(try server.client.put("/feeds/listed", "[1, 2]").status, 200)
+        let write = try server.client.connect()
+        try write.send("PUT /feeds/listed HTTP/1.1\r\nHost: x\r\nIf-Match: \"1\"\r\nIf-Match: \"2\"\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 9\r\n\r\n[1, 2, 3]")
+        XCTAssertEqual(int(assertJSON(try write.readResponse())["version"]), 3)
+        let read = try server.client.connect()
+        try read.send("GET /feeds/listed HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"1\"\r\nIf-None-Match: \"3\"\r\n\r\n")
+        XCTAssertEqual(try read.readResponse().status, 304)
+    }
+
     func testWriteToken() throws {
         let client = try startServer(["--write-token", "s3cret"]).client
         let missing = assertProblem(try client.put("/feeds/locked", "[1]"), 401, "unauthorized")
@@ -122,6 +136,8 @@ final class FeedTests: ServerTestCase {
         XCTAssertEqual(try client.get("/feeds/locked").status, 404, "a refused write stored the feed (or reads need the write token)")
         let stored = try client.put("/feeds/locked", "[1]", headers: ["Authorization": "Bearer s3cret"])
         XCTAssertEqual(int(assertJSON(stored)["version"]), 1)
+        // RFC 9110: one or more spaces after the scheme.
+        XCTAssertEqual(try client.put("/feeds/locked", "[1, 2]", headers: ["Authorization": "Bearer   s3cret"]).status, 200)
         // Reads need no token when only a write token is set.
         let open = "reads need no token when only --write-token is set (openapi: only PUT and DELETE need it)"
         XCTAssertEqual(try client.get("/feeds/locked").status, 200, open)

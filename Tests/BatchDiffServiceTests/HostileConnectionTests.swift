@@ -77,6 +77,28 @@ final class HostileConnectionTests: ServerTestCase {
         XCTAssertEqual(try decodeListBatch(response.object).oldCount, 3)
     }
 
+    /// A client that trickles its body, a byte a second (never idle long enough for the
+    /// connection timeout), is cut off at the body deadline, and everyone else is served.
+    func testBodyTrickledPastTheBodyTimeoutIsCutOff() throws {
+        let server = try startServer(["--body-timeout", "2", "--connection-timeout", "30"])
+        let connection = try server.client.connect()
+        try connection.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+        let started = Date()
+        var cutOff = false
+        for _ in 0..<10 where !cutOff {
+            do {
+                try connection.send("[")
+                cutOff = connection.waitForClose(timeout: 1)
+            } catch {
+                cutOff = true  // the server shut the socket: the write failed
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertTrue(cutOff, "a body trickled for 10 s was not cut off by --body-timeout 2")
+        XCTAssertLessThan(seconds, 6, "cut off after \(seconds) s")
+        XCTAssertEqual(try server.client.get("/healthz").status, 200)
+    }
+
     /// With `--max-connections 8` and 8 idle connections held, an extra connection is
     /// refused or closed unanswered (as `HTTPServerConfiguration.connectionLimit` documents:
     /// "more are refused at accept"); once the idle ones close, the server serves again.

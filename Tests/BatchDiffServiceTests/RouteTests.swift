@@ -233,6 +233,37 @@ final class RouteTests: ServerTestCase {
         XCTAssertEqual(try small.client.get("/healthz").status, 200)
     }
 
+    /// A request refused for its route, method, token or content type is answered from its
+    /// headers: the body is never waited for (only the headers are sent here), and the
+    /// connection closes after the answer.
+    func testARefusedRequestIsAnsweredBeforeItsBody() throws {
+        let server = try startServer(["--write-token", "s3cret"])
+        let refusals: [(head: String, status: Int, code: String)] = [
+            ("PUT /feeds/x HTTP/1.1\r\nContent-Type: application/json\r\nExpect: 100-continue", 401, "unauthorized"),
+            ("PUT /feeds/x HTTP/1.1\r\nContent-Type: application/json\r\nAuthorization: Bearer nope", 403, "forbidden"),
+            ("POST /nowhere HTTP/1.1\r\nContent-Type: application/json", 404, "not_found"),
+            ("DELETE /healthz HTTP/1.1\r\nContent-Type: application/json", 405, "method_not_allowed"),
+            ("POST /diff HTTP/1.1\r\nContent-Type: text/plain", 415, "unsupported_media_type"),
+        ]
+        for refusal in refusals {
+            let connection = try server.client.connect()
+            try connection.send(refusal.head + "\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+            assertProblem(try connection.readResponse(timeout: 5), refusal.status, refusal.code)
+            XCTAssertTrue(connection.waitForClose(timeout: 5), "\(refusal.head): the connection stays open for a body no one reads")
+        }
+        let received = try server.client.get("/metrics").text.split(separator: "\n")
+            .first { $0.hasPrefix("batchdiff_received_bytes_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        XCTAssertEqual(received, 0, "refused bodies were read")
+    }
+
+    /// An absolute-form request target (RFC 9112 section 3.2.2) is served by its path.
+    func testAbsoluteFormTargetIsServedByItsPath() throws {
+        let connection = try startServer().client.connect()
+        XCTAssertEqual(try connection.request("GET", "http://localhost:8080/healthz").status, 200)
+        let problem = assertProblem(try connection.request("GET", "http://localhost/nowhere?x=1"), 404, "not_found")
+        XCTAssertTrue((problem["detail"] as? String ?? "").contains("/nowhere"))
+    }
+
     /// A complete chunked body over the limit gets a 413 (at the latest when it ends), and
     /// a chunked body under the limit is read whole.
     func testChunkedBodyOverTheLimitIs413() throws {

@@ -53,7 +53,14 @@ final class ShutdownTests: ServerTestCase {
         let half = body.utf8.count / 2
         try slow.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
             + body.prefix(half))
-        usleep(100_000)  // the server has the headers: the request is in flight
+        let large = try client.connect()
+        let items = (0..<25_000).map { "\"item-\($0)\"" }
+        let largeBody = #"{"old": [], "new": ["# + items.joined(separator: ",") + "]}"
+        XCTAssertGreaterThan(largeBody.utf8.count, 256 << 10)
+        let largeHalf = largeBody.utf8.count / 2
+        try large.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(largeBody.utf8.count)\r\n\r\n"
+            + largeBody.prefix(largeHalf))
+        usleep(100_000)  // the server has the headers: the requests are in flight
         server.sendTerm()
         usleep(300_000)
         XCTAssertTrue(server.process.isRunning, "the server exited with a request in flight")
@@ -66,11 +73,16 @@ final class ShutdownTests: ServerTestCase {
         } else {
             XCTFail("a request on an open connection got no answer while shutting down")
         }
-        // The request in flight is finished and answered.
+        // The requests in flight are finished and answered, a large one (answered on a
+        // worker thread) too.
         try slow.send(String(body.dropFirst(half)))
         let response = try slow.readResponse(timeout: 5)
         XCTAssertEqual(response.status, 200, response.text)
         XCTAssertEqual(try decodeListBatch(response.object).newCount, 4)
+        try large.send(String(largeBody.dropFirst(largeHalf)))
+        let largeResponse = try large.readResponse(timeout: 10)
+        XCTAssertEqual(largeResponse.status, 200, largeResponse.text)
+        XCTAssertEqual(try decodeListBatch(largeResponse.object).newCount, 25_000)
         XCTAssertEqual(server.terminate(signal: false, timeout: 5), 0, "exit status; log:\n\(server.log)")
         XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "connections after shutdown are refused")
     }

@@ -19,7 +19,7 @@ struct bd_daemon_config {
 };
 
 /// A running daemon, the gate that refuses connections past the limit at accept, and the
-/// watch that closes connections slow to send their headers.
+/// watch that closes connections slow to send their headers or bodies.
 struct bd_daemon;
 
 /// Starts an epoll thread-pool daemon that allows suspend/resume and quiescing.
@@ -38,11 +38,9 @@ void bd_quiesce_daemon(struct bd_daemon *daemon);
 /// Stops the daemon and frees it.
 void bd_stop_daemon(struct bd_daemon *daemon);
 
-/// Tells the header watch that `connection` is serving a request (its headers are in), or
-/// is done with it and waits for the next one's headers.
-void bd_connection_serving(struct MHD_Connection *connection, int serving);
+/// Sets the time `connection` has, from now, to send what it must (a body, the next
+/// request's headers) before the watch shuts it down; 0 means no deadline.
+void bd_connection_deadline(struct MHD_Connection *connection, unsigned int seconds);
 
-/// The value of a request header, or NULL.
-const char *bd_header(struct MHD_Connection *connection, const char *name);
 
 #endif
