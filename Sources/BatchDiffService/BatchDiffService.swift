@@ -18,10 +18,22 @@ public final class BatchDiffService: Sendable {
         feeds = FeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory)
     }
 
-    /// Answers one request.
-    public func handle(_ request: HTTPRequest) -> HTTPReply {
+    /// Decides about a request from its head: refused (no such route, a method the route
+    /// does not answer, a missing or wrong token, a body that is not JSON), or accepted with
+    /// what answers it once its body is read.
+    public func admit(_ request: HTTPRequest) -> HTTPAdmission {
         do {
-            switch (try admit(request), request.method) {
+            let route = try self.route(of: request)
+            return .accepted { [self] request in respond(to: request, on: route) }
+        } catch {
+            return .refused(error.response)
+        }
+    }
+
+    /// Answers a whole request that ``admit(_:)`` accepted for `route`.
+    private func respond(to request: HTTPRequest, on route: Route) -> HTTPReply {
+        do {
+            switch (route, request.method) {
             case (.health, _):
                 return .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
             case (.metrics, _):
@@ -44,21 +56,10 @@ public final class BatchDiffService: Sendable {
         }
     }
 
-    /// Refuses, from its head alone, a request whose body is not read yet: what
-    /// ``handle(_:)`` would refuse before reading the body, or nil.
-    public func screen(_ request: HTTPRequest) -> HTTPResponse? {
-        do {
-            _ = try admit(request)
-            return nil
-        } catch {
-            return error.response
-        }
-    }
-
     /// The route of a request the service takes, checked from the request's head: a known
     /// route (404), a method it answers (405), the token it needs (401, 403), and for a
     /// body it reads, a JSON content type (415).
-    private func admit(_ request: HTTPRequest) throws(Problem) -> Route {
+    private func route(of request: HTTPRequest) throws(Problem) -> Route {
         guard let route = Route(path: request.path) else { throw Problem.notFound(request.path) }
         guard route.methods.contains(request.method) else {
             throw Problem.methodNotAllowed(request.method, request.path, allowed: route.methods)
@@ -167,7 +168,7 @@ public final class BatchDiffService: Sendable {
         }
     }
 
-    /// The body as a JSON document (its content type is checked by ``admit(_:)``).
+    /// The body as a JSON document (its content type is checked by ``route(of:)``).
     func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
         do {
             return try JSONDocument(bytes: request.body)

@@ -21,7 +21,17 @@ public enum HTTPReply: Sendable {
     case later(park: @Sendable (PendingResponse) -> Void)
 }
 
-/// Why the server answered a request by itself, without the handler.
+/// What a service decides about a request from its head (method, path, headers, query),
+/// before its body is read.
+public enum HTTPAdmission: Sendable {
+    /// Answer with this response. The body, if one is announced, is never read: no
+    /// `100 Continue`, and the connection closes after the answer.
+    case refused(HTTPResponse)
+    /// Read the body, then answer the whole request with `respond`.
+    case accepted(respond: @Sendable (HTTPRequest) -> HTTPReply)
+}
+
+/// Why the server answered a request by itself, without the service.
 public enum HTTPServerRefusal: Sendable {
     /// The body passed the size limit (`Content-Length` or bytes read).
     case bodyTooLarge(limit: Int)

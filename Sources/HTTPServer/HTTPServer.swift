@@ -5,8 +5,9 @@ import Synchronization
 /// header timeouts, a connection limit, long polls that hold no thread, and graceful
 /// shutdown.
 ///
-/// The handler sees plain ``HTTPRequest`` values and answers with ``HTTPReply``; it is
-/// called on the server's threads, concurrently, so it must be thread-safe.
+/// The service admits each request from its head (``HTTPAdmission``), then sees the whole
+/// request as a plain ``HTTPRequest`` and answers with ``HTTPReply``; it is called on the
+/// server's threads, concurrently, so it must be thread-safe.
 public final class HTTPServer: Sendable {
     private let daemon: Daemon
     private let lifecycle: RequestLifecycle
@@ -18,23 +19,20 @@ public final class HTTPServer: Sendable {
     /// address it cannot listen on.
     ///
     /// - Parameters:
-    ///   - handler: answers a request, body included.
-    ///   - screen: given a request that announces a body, before the body is read (its
-    ///     `body` is empty), the response that refuses it, or nil to read the body and call
-    ///     `handler`. A refused body is never read: no `100 Continue`, and the connection
-    ///     closes after the answer.
+    ///   - admit: called once per request when its headers are in (the request's `body`
+    ///     is empty then): refuses it, or accepts it with what answers it once the body
+    ///     is read.
     ///   - refusal: the response for requests the server answers by itself (413, 503).
     ///   - observer: called once per finished request, for logs and metrics.
     public init(
         configuration: HTTPServerConfiguration,
-        handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
-        screen: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
+        admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse,
         observer: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         lifecycle = RequestLifecycle(
             bodyLimit: configuration.bodyLimit, headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
-            handler: handler, screen: screen, refusal: refusal, observer: observer
+            admit: admit, refusal: refusal, observer: observer
         )
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)
         port = daemon.port

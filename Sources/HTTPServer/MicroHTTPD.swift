@@ -112,6 +112,8 @@ final class RequestState {
     let started = ContinuousClock.now
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
+    /// The service's decision from the head, kept until the body is in.
+    var admission: HTTPAdmission?
     var body: [UInt8] = []
     var bytesIn = 0
     var answered = false

@@ -4,8 +4,7 @@ import Synchronization
 /// handed to the handler as an ``HTTPRequest``, a long poll parked, what must be refused
 /// refused, and every finished exchange reported. libmicrohttpd calls it through ``Daemon``.
 final class RequestLifecycle: Sendable {
-    let handler: @Sendable (HTTPRequest) -> HTTPReply
-    let screen: @Sendable (HTTPRequest) -> HTTPResponse?
+    let admit: @Sendable (HTTPRequest) -> HTTPAdmission
     let refusal: @Sendable (HTTPServerRefusal) -> HTTPResponse
     let observer: @Sendable (HTTPExchange) -> Void
     let bodyLimit: Int
@@ -24,15 +23,13 @@ final class RequestLifecycle: Sendable {
     }
 
     init(
-        bodyLimit: Int, headerTimeout: Int, bodyTimeout: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
-        screen: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        bodyLimit: Int, headerTimeout: Int, bodyTimeout: Int, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.bodyLimit = bodyLimit
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
-        self.handler = handler
-        self.screen = screen
+        self.admit = admit
         self.refusal = refusal
         self.observer = observer
     }
@@ -47,8 +44,9 @@ final class RequestLifecycle: Sendable {
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
     /// Starts a request whose headers are in: refuses it at once when the server is
-    /// draining, when its `Content-Length` is over the limit, or when `screen` refuses a
-    /// request that announces a body, so that body is never read.
+    /// draining, when its `Content-Length` is over the limit, or when the service refuses
+    /// a request that announces a body, so that body is never read; otherwise keeps the
+    /// service's decision for ``finish(_:connection:)``.
     func begin(_ state: RequestState, connection: Connection) {
         inFlight.add(1, ordering: .relaxed)
         connection.setDeadline(seconds: bodyTimeout)
@@ -61,9 +59,11 @@ final class RequestLifecycle: Sendable {
         if let contentLength, contentLength > bodyLimit {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
         }
-        guard (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil else { return }
-        let head = HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query)
-        if let refused = screen(head) { answer(state, with: refused, on: connection, close: true) }
+        let admission = admit(HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query))
+        if case .refused(let response) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
+            return answer(state, with: response, on: connection, close: true)
+        }
+        state.admission = admission
     }
 
     /// What to do with the next piece of a body.
@@ -100,6 +100,10 @@ final class RequestLifecycle: Sendable {
         guard !state.tooLarge else {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
         }
+        guard case .accepted(let respond) = state.admission else {
+            if case .refused(let response) = state.admission { answer(state, with: response, on: connection, close: isDraining) }
+            return
+        }
         let request = HTTPRequest(
             method: state.method, path: state.path,
             headers: state.headers,
@@ -107,7 +111,7 @@ final class RequestLifecycle: Sendable {
             body: state.body
         )
         state.body = []
-        switch handler(request) {
+        switch respond(request) {
         case .now(let response):
             answer(state, with: response, on: connection, close: isDraining)
         case .later(let park):

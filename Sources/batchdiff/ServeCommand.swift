@@ -98,8 +98,7 @@ struct ServeCommand: ParsableCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer(
-                configuration: http, handler: batchDiff.handle, screen: batchDiff.screen, refusal: batchDiff.refusal,
-                observer: batchDiff.observe
+                configuration: http, admit: batchDiff.admit, refusal: batchDiff.refusal, observer: batchDiff.observe
             )
         } catch {
             throw CommandFailure("\(error)")

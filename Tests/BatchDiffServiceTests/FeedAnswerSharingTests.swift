@@ -3,11 +3,6 @@ import XCTest
 
 /// Many clients asking the same question (same feed, same since, same latest) cost one diff.
 final class FeedAnswerSharingTests: ServerTestCase {
-    private func counter(_ name: String, _ client: HTTPClient) throws -> Int? {
-        let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
-    }
-
     func testConcurrentIdenticalQuestionsCostOneDiff() throws {
         let client = try startServer().client
         let items = (0..<2000).map { #"{"id":\#($0),"v":0}"# }
@@ -16,12 +11,12 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]").status, 200)
 
         // Clients at version 1 find their answer computed with the write.
-        let computedAfterWrites = try XCTUnwrap(try counter("batchdiff_feed_answers_computed_total", client))
+        let computedAfterWrites = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
         XCTAssertEqual(try client.get("/feeds/shared/changes?since=1").status, 200)
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites, "since=1 was computed with the write")
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites, "since=1 was computed with the write")
 
         // Sixteen new clients ask for everything at once: one diff, fifteen reuses.
-        let reusedBefore = try XCTUnwrap(try counter("batchdiff_feed_answers_reused_total", client))
+        let reusedBefore = try XCTUnwrap(try client.metric("batchdiff_feed_answers_reused_total"))
         let answers = Collector<String>()
         let group = DispatchGroup()
         for _ in 0..<16 {
@@ -34,28 +29,28 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(answers.all.count, 16)
         XCTAssertEqual(Set(answers.all).count, 1, "every client got the same answer")
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites + 1, "one diff for sixteen identical questions")
-        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), reusedBefore + 15)
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites + 1, "one diff for sixteen identical questions")
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reusedBefore + 15)
 
         // A new version makes the question new again: one more diff for it.
         XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
         for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=0").status, 200) }
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computedAfterWrites + 3, "the write's own answer and one for since=0")
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites + 3, "the write's own answer and one for since=0")
     }
 
     func testTheWritesAnswerOutlivesTrimmingToMaxVersions() throws {
         let client = try startServer(["--max-versions", "2"]).client
         for version in 1...4 {
-            XCTAssertEqual(try client.put("/feeds/trimmed", "[\((1...version).map(String.init).joined(separator: ","))]").status, 200)
+            XCTAssertEqual(try client.put("/feeds/trimmed", jsonText(Array(1...version))).status, 200)
         }
         // Version 4's write trimmed version 2 away, but clients at version 3 still find
         // their answer made with the write.
-        let computed = try XCTUnwrap(try counter("batchdiff_feed_answers_computed_total", client))
-        let reused = try XCTUnwrap(try counter("batchdiff_feed_answers_reused_total", client))
+        let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+        let reused = try XCTUnwrap(try client.metric("batchdiff_feed_answers_reused_total"))
         let answer = assertJSON(try client.get("/feeds/trimmed/changes?since=3"))
         XCTAssertEqual(int(answer["to"]), 4)
-        XCTAssertEqual(try counter("batchdiff_feed_answers_computed_total", client), computed, "since=3 was computed with the write")
-        XCTAssertEqual(try counter("batchdiff_feed_answers_reused_total", client), reused + 1)
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed, "since=3 was computed with the write")
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reused + 1)
         assertProblem(try client.get("/feeds/trimmed/changes?since=2"), 410, "version_gone")
     }
 }

@@ -262,19 +262,14 @@ final class FeedTests: ServerTestCase {
         XCTAssertEqual(whole["data"].map(canonicalJSON), canonicalJSON(latest))
         let fresh = assertJSON(try client.get("/feeds/big/changes?since=0"))
         XCTAssertEqual(try decodeListBatch(fresh).apply(to: [], values: decodeListValues(fresh)), listElements(latest))
-        let metrics = try client.get("/metrics").text
-        let versions = metrics.split(separator: "\n").first { $0.hasPrefix("batchdiff_feed_versions ") }
-        XCTAssertLessThan(Int(versions?.split(separator: " ").last ?? "") ?? 1000, 30, "no version was evicted: \(metrics)")
+        XCTAssertLessThan(try client.metric("batchdiff_feed_versions") ?? 1000, 30, "no version was evicted")
     }
 
     /// The bytes feeds hold are kept as a running total: writes, cached answers, trimming,
     /// eviction and deletion all add up, and deleting every feed brings it back to zero.
     func testFeedBytesAddUpAndReturnToZero() throws {
         let client = try startServer(["--max-versions", "3"]).client
-        func bytes() throws -> Int? {
-            let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("batchdiff_feed_bytes ") }
-            return line.flatMap { Int($0.split(separator: " ").last ?? "") }
-        }
+        func bytes() throws -> Int? { try client.metric("batchdiff_feed_bytes") }
         XCTAssertEqual(try bytes(), 0)
         var generator = SnapshotGenerator(seed: 7)
         for feed in ["a", "b", "c"] {
@@ -295,7 +290,7 @@ final class FeedTests: ServerTestCase {
     func testANewFeedThatCannotFitIsRefusedWithoutEvictingOthers() throws {
         let client = try startServer(["--max-feed-memory", "20000"]).client
         for version in 1...5 {
-            XCTAssertEqual(try client.put("/feeds/small", "[\((1...version).map(String.init).joined(separator: ","))]").status, 200)
+            XCTAssertEqual(try client.put("/feeds/small", jsonText(Array(1...version))).status, 200)
         }
         let huge = "[" + (0..<1500).map { #"{"id":\#($0),"t":"\#(String(repeating: "x", count: 10))"}"# }.joined(separator: ",") + "]"
         let refused = assertProblem(try client.put("/feeds/huge", huge), 507, "feed_storage_full")

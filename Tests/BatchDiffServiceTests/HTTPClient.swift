@@ -266,6 +266,12 @@ struct HTTPClient: Sendable {
         try request("POST", path, body: bytes, headers: headers)
     }
 
+    /// The value of the unlabelled metric `name` on `/metrics`, or nil when it is missing.
+    func metric(_ name: String, timeout: Double = 10) throws -> Int? {
+        let line = try get("/metrics", timeout: timeout).text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
     /// Opens a connection, for raw (hostile) use.
     func connect(timeout: Double = 5) throws -> HTTPConnection { try HTTPConnection(port: port, timeout: timeout) }
 }

@@ -6,10 +6,7 @@ import XCTest
 final class ShutdownTests: ServerTestCase {
     /// The number of parked long polls, from the metrics.
     private func parkedLongPolls(_ client: HTTPClient) -> Int? {
-        guard let text = try? client.get("/metrics", timeout: 2).text,
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("batchdiff_long_polls_parked ") })
-        else { return nil }
-        return Int(line.split(separator: " ").last ?? "")
+        (try? client.metric("batchdiff_long_polls_parked", timeout: 2)) ?? nil
     }
 
     /// A long poll parked when SIGTERM arrives is answered (with an empty batch), and the
