@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-loadtest deps-docker build release run test api-check bench bench-memory loadtest docker-check clean
+.PHONY: deps deps-loadtest deps-docker build release run test api-check package-check bench bench-memory loadtest docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev pkg-config)
@@ -38,9 +38,13 @@ run: deps release
 test: deps build
 	swift test
 	scripts/api-check.sh
+	scripts/package-check.sh
 
 api-check: build
 	scripts/api-check.sh
+
+package-check: deps
+	scripts/package-check.sh
 
 # The server keeps freed memory for reuse (mallopt at start); the benchmark gets the same
 # allocator settings from the environment.

@@ -1,10 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// The differ is generic; callers in other modules (the JSON front, the server) need its
-/// code specialized for their element types, which cross-module optimization makes possible.
-let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-
 let package = Package(
     name: "BatchDiff",
     platforms: [.macOS(.v15)],
@@ -19,7 +15,9 @@ let package = Package(
     ],
     targets: [
         // The differ: batch types, matching, moves, apply. Knows nothing of JSON or HTTP.
-        .target(name: "BatchDiff", swiftSettings: crossModuleOptimization),
+        // Its generic entry points are @inlinable, so callers specialize them for their element
+        // types without unsafe flags (which SwiftPM refuses in a versioned dependency).
+        .target(name: "BatchDiff"),
         // Reading collections from JSON, fingerprints, writing batches.
         .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).

@@ -8,6 +8,7 @@ public struct RowChanges<Index: Hashable & Comparable & Sendable>: Hashable, Sen
     public var reloaded: [Index]
     public var moved: [Move<Index>]
 
+    @inlinable
     public init(deleted: [Index] = [], inserted: [Index] = [], reloaded: [Index] = [], moved: [Move<Index>] = []) {
         self.deleted = deleted
         self.inserted = inserted
@@ -19,6 +20,7 @@ public struct RowChanges<Index: Hashable & Comparable & Sendable>: Hashable, Sen
     public var isEmpty: Bool { deleted.isEmpty && inserted.isEmpty && reloaded.isEmpty && moved.isEmpty }
 
     /// The same changes with every index mapped by `transform` (order is kept).
+    @inlinable
     func map<Other>(_ transform: (Index) -> Other) -> RowChanges<Other> {
         RowChanges<Other>(
             deleted: deleted.map(transform),
@@ -76,6 +78,7 @@ public struct ListBatch: Hashable, Sendable {
     /// The number of rows after the update.
     public var newCount: Int
 
+    @inlinable
     public init(rows: RowChanges<Int>, oldCount: Int, newCount: Int) {
         self.rows = rows
         self.oldCount = oldCount

@@ -7,6 +7,7 @@
 /// 3. Within each staying section, the rows that keep their relative order stay (reloaded
 ///    if their content changed); the others move, or are deleted and inserted again when
 ///    their content also changed (a reload of a moving row collides with the move).
+@usableFromInline
 struct BatchPlanner {
     let old: CollectionShape
     let new: CollectionShape
@@ -20,6 +21,7 @@ struct BatchPlanner {
     /// For each new section: whether it moves.
     private var moving: [Bool]
 
+    @usableFromInline
     init(
         old: CollectionShape, new: CollectionShape, sections: Pairing, rows: Pairing,
         rowUnchanged: [Bool], headerUnchanged: [Bool], allowsMoves: Bool
@@ -36,6 +38,7 @@ struct BatchPlanner {
 
     /// Decides which sections move, and unpairs those that cannot (they change inside, or
     /// moves are off), with their rows.
+    @usableFromInline
     mutating func settleSectionMoves() {
         let paired = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil }
         guard paired.count > 1 else { return }
@@ -64,6 +67,7 @@ struct BatchPlanner {
 
     /// The rows left unpaired in staying sections (paired, not moving), old and new, each
     /// in collection order.
+    @usableFromInline
     func unpairedRowsOfStayingSections() -> (old: [Int], new: [Int]) {
         let staying = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil && !moving[$0] }
         guard staying.count > 1 else { return ([], []) }
@@ -73,11 +77,13 @@ struct BatchPlanner {
     }
 
     /// Pairs two rows of different staying sections.
+    @usableFromInline
     mutating func pairRows(old oldIndex: Int, new newIndex: Int, unchanged: Bool) {
         rows.pair(old: oldIndex, new: newIndex)
         rowUnchanged[oldIndex] = unchanged
     }
 
+    @usableFromInline
     func batch() -> SectionedBatch {
         SectionedBatch(sections: sectionChanges(), rows: rowChanges(), oldCounts: old.counts, newCounts: new.counts)
     }

@@ -1,23 +1,25 @@
 /// The shape of a sectioned collection: how many rows each section has, and where each
 /// section's rows start when all rows are numbered in one flat sequence.
+@usableFromInline
 struct CollectionShape {
     /// `starts[s]..<starts[s + 1]` are the flat indexes of the rows of section `s`.
-    private let starts: [Int]
+    @usableFromInline let starts: [Int]
 
+    @inlinable
     init<Rows: Sequence<Int>>(rowCounts: Rows) {
         var starts = [0]
         for count in rowCounts { starts.append(starts[starts.count - 1] + count) }
         self.starts = starts
     }
 
-    var sectionCount: Int { starts.count - 1 }
-    var rowCount: Int { starts[starts.count - 1] }
+    @inlinable var sectionCount: Int { starts.count - 1 }
+    @inlinable var rowCount: Int { starts[starts.count - 1] }
 
     /// The number of rows of each section.
     var counts: [Int] { (0..<sectionCount).map { starts[$0 + 1] - starts[$0] } }
 
     /// The flat indexes of the rows of `section`.
-    func rows(of section: Int) -> Range<Int> { starts[section]..<starts[section + 1] }
+    @inlinable func rows(of section: Int) -> Range<Int> { starts[section]..<starts[section + 1] }
 
     /// The index path of the row at flat index `index` in `section`.
     func path(of index: Int, in section: Int) -> RowPath {

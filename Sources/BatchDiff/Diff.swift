@@ -3,6 +3,7 @@
 /// Sections and rows are matched by identity (repeats paired in order of appearance) in
 /// expected linear time; the moves are as few as the matching allows. The batch never holds
 /// a combination that crashes UIKit (see ``SectionedBatch``).
+@inlinable
 public func batch<Header: Diffable, Item: Diffable>(
     from old: [Section<Header, Item>], to new: [Section<Header, Item>], options: DiffOptions = DiffOptions()
 ) -> SectionedBatch {
@@ -10,6 +11,7 @@ public func batch<Header: Diffable, Item: Diffable>(
 }
 
 /// The batch that turns the list `old` into `new`.
+@inlinable
 public func batch<Item: Diffable>(from old: [Item], to new: [Item], options: DiffOptions = DiffOptions()) -> ListBatch {
     let sectioned = SectionedDiffer(
         old: FlatCollection(list: old, header: ListHeader()),
@@ -21,6 +23,6 @@ public func batch<Item: Diffable>(from old: [Item], to new: [Item], options: Dif
 
 /// The header of the one section a list is diffed and applied as.
 public struct ListHeader: Diffable, Hashable, Sendable {
-    public var identity: Int { 0 }
-    public init() {}
+    @inlinable public var identity: Int { 0 }
+    @inlinable public init() {}
 }

@@ -4,6 +4,7 @@ public struct DiffOptions: Hashable, Sendable {
     /// section) is sent as a delete plus an insert, for clients that cannot animate moves.
     public var allowsMoves: Bool
 
+    @inlinable
     public init(allowsMoves: Bool = true) {
         self.allowsMoves = allowsMoves
     }

@@ -20,9 +20,9 @@ public protocol Diffable {
 }
 
 extension Diffable {
-    public var identityHash: Int { identity.hashValue }
+    @inlinable public var identityHash: Int { identity.hashValue }
 }
 
 extension Diffable where Self: Equatable {
-    public func isContentEqual(to other: Self) -> Bool { self == other }
+    @inlinable public func isContentEqual(to other: Self) -> Bool { self == other }
 }

@@ -3,25 +3,29 @@
 /// Pairs are found with one hash table per call to ``pair(old:_:new:_:)`` (Heckel's idea: a
 /// symbol table instead of a search), so pairing is expected linear time. Repeated
 /// identities are paired in order of appearance: the first old repeat with the first new one.
+@usableFromInline
 struct Pairing {
     /// For each old element, the index of its new partner, or -1.
-    private(set) var oldToNew: [Int32]
+    @usableFromInline var oldToNew: [Int32]
     /// For each new element, the index of its old partner, or -1.
-    private(set) var newToOld: [Int32]
+    @usableFromInline var newToOld: [Int32]
     /// For each old element in a table, the next old element with the same identity, or -1.
-    private var nextRepeat: [Int32]
+    @usableFromInline var nextRepeat: [Int32]
 
+    @inlinable
     init(oldCount: Int, newCount: Int) {
         oldToNew = [Int32](repeating: -1, count: oldCount)
         newToOld = [Int32](repeating: -1, count: newCount)
         nextRepeat = oldToNew
     }
 
+    @inlinable
     func partner(ofOld index: Int) -> Int? {
         let partner = oldToNew[index]
         return partner < 0 ? nil : Int(partner)
     }
 
+    @inlinable
     func partner(ofNew index: Int) -> Int? {
         let partner = newToOld[index]
         return partner < 0 ? nil : Int(partner)
@@ -41,6 +45,7 @@ struct Pairing {
 
     /// Pairs the still unpaired `old` elements at `oldCandidates` with the still unpaired
     /// `new` elements at `newCandidates`, by identity, repeats in order of appearance.
+    @inlinable
     mutating func pair<Element: Diffable>(
         old: [Element], _ oldCandidates: Range<Int>, new: [Element], _ newCandidates: Range<Int>
     ) {
@@ -72,7 +77,8 @@ struct Pairing {
 }
 
 /// Moves the array out of `array`, leaving it empty, so it can be changed without a copy.
-private func take(_ array: inout [Int32]) -> [Int32] {
+@usableFromInline @inline(__always)
+func take(_ array: inout [Int32]) -> [Int32] {
     var taken: [Int32] = []
     swap(&taken, &array)
     return taken

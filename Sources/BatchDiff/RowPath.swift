@@ -3,11 +3,13 @@ public struct RowPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var section: Int
     public var row: Int
 
+    @inlinable
     public init(section: Int, row: Int) {
         self.section = section
         self.row = row
     }
 
+    @inlinable
     public static func < (lhs: RowPath, rhs: RowPath) -> Bool {
         (lhs.section, lhs.row) < (rhs.section, rhs.row)
     }
@@ -22,6 +24,7 @@ public struct Move<Index: Hashable & Sendable>: Hashable, Sendable {
     /// The position in the new collection.
     public var to: Index
 
+    @inlinable
     public init(from: Index, to: Index) {
         self.from = from
         self.to = to

@@ -5,6 +5,7 @@ public struct Section<Header, Item> {
     /// The section's rows, in display order.
     public var items: [Item]
 
+    @inlinable
     public init(header: Header, items: [Item]) {
         self.header = header
         self.items = items

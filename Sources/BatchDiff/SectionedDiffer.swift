@@ -2,11 +2,20 @@
 ///
 /// This part is generic: it pairs sections and rows by identity and compares the content
 /// of paired ones. Everything after that works on indexes alone, in ``BatchPlanner``.
+@usableFromInline
 struct SectionedDiffer<Header: Diffable, Item: Diffable> {
-    let old: FlatCollection<Header, Item>
-    let new: FlatCollection<Header, Item>
-    let options: DiffOptions
+    @usableFromInline let old: FlatCollection<Header, Item>
+    @usableFromInline let new: FlatCollection<Header, Item>
+    @usableFromInline let options: DiffOptions
 
+    @inlinable
+    init(old: FlatCollection<Header, Item>, new: FlatCollection<Header, Item>, options: DiffOptions) {
+        self.old = old
+        self.new = new
+        self.options = options
+    }
+
+    @inlinable
     func batch() -> SectionedBatch {
         var sections = Pairing(oldCount: old.headers.count, newCount: new.headers.count)
         sections.pair(old: old.headers, old.headers.indices, new: new.headers, new.headers.indices)
@@ -33,7 +42,8 @@ struct SectionedDiffer<Header: Diffable, Item: Diffable> {
     }
 
     /// Pairs the rows still unpaired in staying sections with each other, across sections.
-    private func pairAcrossSections(_ planner: inout BatchPlanner) {
+    @inlinable
+    func pairAcrossSections(_ planner: inout BatchPlanner) {
         let (oldLeft, newLeft) = planner.unpairedRowsOfStayingSections()
         guard !oldLeft.isEmpty, !newLeft.isEmpty else { return }
         let oldItems = oldLeft.map { old.items[$0] }

@@ -8,11 +8,18 @@ public struct Fingerprint: Hashable, Sendable {
     public var high: UInt64
     public var low: UInt64
 
+    @inlinable
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
+    @inlinable
+    public static func == (lhs: Fingerprint, rhs: Fingerprint) -> Bool {
+        lhs.low == rhs.low && lhs.high == rhs.high
+    }
+
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         hasher.combine(low)
     }
@@ -91,7 +98,7 @@ struct FingerprintHasher {
 enum ValueKind: UInt8 {
     case null, `false`, `true`, number, string, array, object
 
-    /// Whether an identity member of this kind is an identity (contract section 1: a
+    /// Whether an identity member of this kind is an identity (docs/batch-format.md §1.2: a
     /// string or a number); an item whose member is anything else is its own identity.
     var canBeIdentity: Bool { self == .string || self == .number }
 }

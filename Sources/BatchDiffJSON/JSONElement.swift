@@ -12,9 +12,10 @@ public struct JSONElement: Diffable, Hashable, Sendable {
     public var content: Fingerprint
     /// The byte span of the element's text in its document.
     public var span: Range<Int> { Int(start)..<Int(end) }
-    let start: Int32
-    let end: Int32
+    @usableFromInline let start: Int32
+    @usableFromInline let end: Int32
 
+    @inlinable
     public init(identity: Fingerprint, content: Fingerprint, span: Range<Int>) {
         self.identity = identity
         self.content = content
@@ -22,9 +23,9 @@ public struct JSONElement: Diffable, Hashable, Sendable {
         end = Int32(span.upperBound)
     }
 
-    public var identityHash: Int { Int(truncatingIfNeeded: identity.low) }
+    @inlinable public var identityHash: Int { Int(truncatingIfNeeded: identity.low) }
 
-    public func isContentEqual(to other: JSONElement) -> Bool { content == other.content }
+    @inlinable public func isContentEqual(to other: JSONElement) -> Bool { content == other.content }
 }
 
 /// A row read from JSON.
