@@ -1,5 +1,5 @@
 extension SectionedBatch {
-    /// Applies this batch to `old` with the contract's fill semantics and returns the new
+    /// Applies this batch to `old` with the fill semantics of docs/batch-format.md §3 and returns the new
     /// collection: what a table shows after `performBatchUpdates` with this batch.
     ///
     /// `values` carries the new content (see ``BatchValues``). Throws ``BatchError`` when
@@ -51,7 +51,7 @@ extension SectionedBatch {
 }
 
 extension ListBatch {
-    /// Applies this batch to the list `old` with the contract's fill semantics and returns
+    /// Applies this batch to the list `old` with the fill semantics of docs/batch-format.md §3 and returns
     /// the new list. Throws ``BatchError`` when the batch does not fit `old`.
     public func apply<Item: Diffable>(to old: [Item], values: BatchValues<ListHeader, Item>) throws -> [Item] {
         try sectioned.apply(to: [Section(header: ListHeader(), items: old)], values: values)[0].items

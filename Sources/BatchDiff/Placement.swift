@@ -1,6 +1,7 @@
-/// Where each position of the new collection comes from under a batch, by the contract's
-/// fill rule: inserted and moved-in elements are pinned at their destinations, and the
-/// remaining positions are filled, in order, with the old elements that stay.
+/// Where each position of the new collection comes from under a batch, by the fill rule
+/// of docs/batch-format.md §3: inserted and moved-in elements are pinned at their
+/// destinations, and the remaining positions are filled, in order, with the old elements
+/// that stay.
 ///
 /// Building a placement checks that the batch is well-formed for the counts it carries:
 /// indexes in range, no position named twice, counts that balance.

@@ -1,6 +1,6 @@
 import BatchDiff
 
-/// Writing batches in the contract's format (section 2).
+/// Writing batches in their JSON format (docs/batch-format.md §2).
 extension JSONOutput {
     /// Appends the members of `batch` (without braces): `"sections":…,"rows":…,"counts":…`.
     public mutating func batchMembers(_ batch: JSONBatch) {

@@ -1,7 +1,7 @@
 import BatchDiff
 
 extension JSONValue {
-    /// Reads this value as a collection of the contract (section 1): a list, or an object
+    /// Reads this value as a collection (docs/batch-format.md §1): a list, or an object
     /// with a `sections` array. Items and sections take their identity from the member
     /// named `idKey` when they have one holding a string or a number, else from their
     /// whole value.

@@ -1,6 +1,6 @@
 import BatchDiff
 
-/// A collection in one of the contract's two shapes.
+/// A collection in one of its two shapes (docs/batch-format.md §1.1).
 public enum JSONCollection: Sendable {
     /// A JSON array of items.
     case list([JSONItem])

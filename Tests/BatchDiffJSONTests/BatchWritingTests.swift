@@ -3,7 +3,7 @@ import BatchDiffJSON
 import Foundation
 import XCTest
 
-/// Batches written as JSON read back with Foundation as the contract's format.
+/// Batches written as JSON read back with Foundation in the format of docs/batch-format.md §2.
 final class BatchWritingTests: XCTestCase {
     private func collection(_ text: String) throws -> JSONCollection {
         try JSONDocument(bytes: Array(text.utf8)).root.collection(idKey: "id", path: "test")

@@ -1,8 +1,8 @@
 import BatchDiff
 import Foundation
 
-/// Reading the contract's batch JSON (section 2), parsed by JSONSerialization, into the
-/// core's batch types; empty lists may be left out, as the contract allows.
+/// Reading batch JSON (docs/batch-format.md §2), parsed by JSONSerialization, into the
+/// core's batch types; empty lists may be left out, as §2.5 allows.
 struct BatchDecodingError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }

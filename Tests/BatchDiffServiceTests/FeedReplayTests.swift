@@ -2,7 +2,7 @@ import BatchDiff
 import Foundation
 import XCTest
 
-/// Feeds end to end (contract section 3): 50 random snapshots are stored, and a client at
+/// Feeds end to end (docs/feeds.md): 50 random snapshots are stored, and a client at
 /// any retained version rebuilds the latest from `changes?since=k` alone.
 final class FeedReplayTests: ServerTestCase {
     private static let versions = 50

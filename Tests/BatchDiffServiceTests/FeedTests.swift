@@ -2,7 +2,7 @@ import BatchDiff
 import Foundation
 import XCTest
 
-/// Feed versions, conditional requests, tokens, long polls and deletion (contract section 3).
+/// Feed versions, conditional requests, tokens, long polls and deletion (docs/feeds.md).
 final class FeedTests: ServerTestCase {
     func testUnchangedPutCreatesNoVersion() throws {
         let client = try startServer().client

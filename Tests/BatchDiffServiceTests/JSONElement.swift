@@ -14,7 +14,7 @@ func jsonText(_ value: Any) -> String { canonicalJSON(value) }
 /// Parses JSON text with JSONSerialization.
 func parseJSON(_ text: String) -> Any { try! JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) }
 
-/// An item (or a section header) of a collection as the contract sees it: identity is the
+/// An item (or a section header) of a collection as docs/batch-format.md §1 sees it: identity is the
 /// `id` member of an object whose `id` is a string or a number, else the whole value;
 /// content is the whole value.
 struct JSONElement: Diffable, Equatable, CustomStringConvertible {

@@ -2,7 +2,7 @@ import BatchDiff
 import Foundation
 import XCTest
 
-/// Every route of the contract and every error status it promises, on a live server.
+/// Every route and every error status of docs/errors.md, on a live server.
 final class RouteTests: ServerTestCase {
     private var server: ServerProcess!
     private var client: HTTPClient { server.client }
@@ -88,8 +88,8 @@ final class RouteTests: ServerTestCase {
         )
     }
 
-    /// The contract's seed example (section 2) gives exactly the batch shown there.
-    func testDiffOfTheContractsCompaniesExample() throws {
+    /// The companies example (docs/batch-format.md §2.6) gives exactly the batch shown there.
+    func testDiffOfTheCompaniesExample() throws {
         func product(_ id: String, _ title: String) -> [String: Any] { ["id": id, "title": title] }
         func company(_ name: String, _ items: [[String: Any]]) -> [String: Any] { ["id": name, "items": items] }
         let old: [String: Any] = ["sections": [

@@ -1,8 +1,8 @@
 import BatchDiff
 import XCTest
 
-/// Diffs `old` into `new` and checks the batch both ways: applying it with the contract's
-/// fill semantics must give `new` exactly, and it must break no rule of the contract.
+/// Diffs `old` into `new` and checks the batch both ways: applying it with the fill
+/// semantics (docs/batch-format.md §3) must give `new` exactly, and it must break no rule of docs/batch-format.md §4.
 @discardableResult
 func diffAndJudge(
     _ old: [TestSection], _ new: [TestSection], options: DiffOptions = DiffOptions(),

@@ -1,7 +1,7 @@
 import BatchDiff
 import XCTest
 
-/// The list examples of the seed write-ups, and the small cases every differ gets wrong once.
+/// Hand-made list examples (moves, repeats, reloads), and the small cases every differ gets wrong once.
 final class ListHandCaseTests: XCTestCase {
     private let letters = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
     private func rows(_ text: String) -> [Row] {

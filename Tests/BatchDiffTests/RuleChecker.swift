@@ -1,6 +1,6 @@
 import BatchDiff
 
-/// An independent check of the contract's rules (section 2.2) on a batch between two
+/// An independent check of the rules of docs/batch-format.md §4 on a batch between two
 /// sectioned collections, written without the differ's code. Returns the broken rules.
 func brokenRules(_ batch: SectionedBatch, old: [TestSection], new: [TestSection], allowsMoves: Bool = true) -> [String] {
     var broken: [String] = []

@@ -1,9 +1,9 @@
 import BatchDiff
 import XCTest
 
-/// The contract's companies example and a hand case for every rule of contract 2.2.
+/// The companies example (docs/batch-format.md §2.6) and a hand case for every rule of §4.
 final class SectionedHandCaseTests: XCTestCase {
-    func testContractCompaniesExample() {
+    func testCompaniesExample() {
         func product(_ id: Int, _ version: Int = 0) -> Row { Row(id: id, content: version) }
         let old = [
             TestSection(header: Header(id: 100), items: [product(1), product(2), product(3)]),  // Amazon
