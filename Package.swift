@@ -20,6 +20,9 @@ let package = Package(
         .target(name: "BatchDiff"),
         // Reading collections from JSON, fingerprints, writing batches.
         .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
+        // The feed core: feeds, versions, retention, answers kept, long polls, and the
+        // store protocol with the in-memory store. Knows nothing of HTTP.
+        .target(name: "BatchDiffFeeds", dependencies: ["BatchDiff", "BatchDiffJSON"]),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -37,7 +40,7 @@ let package = Package(
         // The service: routes, feed store, long poll, metrics, problem documents.
         .target(
             name: "BatchDiffService",
-            dependencies: ["BatchDiff", "BatchDiffJSON", "HTTPServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "batchdiff",
@@ -51,6 +54,7 @@ let package = Package(
         // What the test targets share (a seeded random source).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
+        .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
     ]

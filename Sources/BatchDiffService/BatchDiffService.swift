@@ -1,4 +1,5 @@
 import BatchDiff
+import BatchDiffFeeds
 import BatchDiffJSON
 import Dispatch
 import HTTPServer
@@ -8,14 +9,17 @@ import Logging
 /// error a problem document. Thread-safe: the server calls it from all its threads.
 public final class BatchDiffService: Sendable {
     let configuration: ServiceConfiguration
-    let feeds: FeedStore
+    let feeds: Feeds
     private let metrics = Metrics()
     private let logger: Logger
 
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        feeds = FeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory)
+        feeds = Feeds(
+            store: MemoryFeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory),
+            maxFeedMemory: configuration.maxFeedMemory
+        )
     }
 
     /// Decides about a request from its head: refused (no such route, a method the route
@@ -32,27 +36,23 @@ public final class BatchDiffService: Sendable {
 
     /// Answers a whole request that ``admit(_:)`` accepted for `route`.
     private func respond(to request: HTTPRequest, on route: Route) -> HTTPReply {
-        do {
-            switch (route, request.method) {
-            case (.health, _):
-                return .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
-            case (.metrics, _):
-                return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
-            case (.diff, _):
-                return offloaded(request) { service, request throws(Problem) in try service.diff(request) }
-            case (.feeds, _):
-                return .now(listFeeds())
-            case (.feed(let id), "PUT"):
-                return offloaded(request) { service, request throws(Problem) in try service.putFeed(id, request) }
-            case (.feed(let id), "DELETE"):
-                return .now(try deleteFeed(id))
-            case (.feed(let id), _):
-                return .now(try getFeed(id, request))
-            case (.changes(let id), _):
-                return try changes(id, request)
-            }
-        } catch {
-            return .now(error.response)
+        switch (route, request.method) {
+        case (.health, _):
+            .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
+        case (.metrics, _):
+            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
+        case (.diff, _):
+            offloaded(request) { service, request throws(Problem) in try service.diff(request) }
+        case (.feeds, _):
+            answeredLater { service throws(Problem) in try await service.listFeeds() }
+        case (.feed(let id), "PUT"):
+            answeredLater { service throws(Problem) in try await service.putFeed(id, request) }
+        case (.feed(let id), "DELETE"):
+            answeredLater { service throws(Problem) in try await service.deleteFeed(id) }
+        case (.feed(let id), _):
+            answeredLater { service throws(Problem) in try await service.getFeed(id, request) }
+        case (.changes(let id), _):
+            answeredLater { service throws(Problem) in try await service.changes(id, request) }
         }
     }
 
@@ -100,20 +100,33 @@ public final class BatchDiffService: Sendable {
 
     /// Answers every parked long poll now, with what there is (at shutdown).
     public func releaseParkedRequests() {
-        feeds.releaseWaiters()
+        feeds.close()
     }
 
     private func renderMetrics() -> String {
-        let all = feeds.all
+        let statistics = feeds.statistics
         return metrics.render(counters: [
-            ("batchdiff_feed_answers_computed_total", "changes?since= answers computed by a diff.", feeds.counters.answersComputed),
-            ("batchdiff_feed_answers_reused_total", "changes?since= answers served from one already computed.", feeds.counters.answersReused),
+            ("batchdiff_feed_answers_computed_total", "changes?since= answers computed by a diff.", statistics.answersComputed),
+            ("batchdiff_feed_answers_reused_total", "changes?since= answers served from one already computed.", statistics.answersReused),
         ], gauges: [
-            ("batchdiff_feeds", "Feeds held.", all.count),
-            ("batchdiff_feed_versions", "Versions retained across feeds.", all.reduce(0) { $0 + $1.versionCount }),
-            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", feeds.byteEstimate),
-            ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", all.reduce(0) { $0 + $1.waiterCount }),
+            ("batchdiff_feeds", "Feeds held.", statistics.feeds),
+            ("batchdiff_feed_versions", "Versions retained across feeds.", statistics.versions),
+            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", statistics.bytes),
+            ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", statistics.parkedLongPolls),
         ])
+    }
+
+    /// Answers a request with `answer`, run as a task off the server's threads.
+    private func answeredLater(_ answer: @escaping @Sendable (BatchDiffService) async throws(Problem) -> HTTPResponse) -> HTTPReply {
+        .later { [self] pending in
+            Task {
+                do {
+                    pending.send(try await answer(self))
+                } catch {
+                    pending.send(error.response)
+                }
+            }
+        }
     }
 
     /// Requests with bodies this large are answered off the server's threads, which stay
@@ -169,7 +182,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// The body as a JSON document (its content type is checked by ``route(of:)``).
-    func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
+    static func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
         do {
             return try JSONDocument(bytes: request.body)
         } catch {

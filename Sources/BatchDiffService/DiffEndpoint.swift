@@ -5,7 +5,7 @@ import HTTPServer
 extension BatchDiffService {
     /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
-        let root = try readJSON(request).root
+        let root = try Self.readJSON(request).root
         guard root.isObject else { throw Problem.wrongShape("body: expected an object with \"old\" and \"new\", found \(root.kindName)") }
         var old: JSONValue?
         var new: JSONValue?

@@ -1,104 +1,99 @@
+import BatchDiffFeeds
 import BatchDiffJSON
 import HTTPServer
 
+/// The feed routes: HTTP in and out, the feed core in between (docs/feeds.md). Each is
+/// answered off the server's threads, since the feed core's calls may wait for the store.
 extension BatchDiffService {
-    /// Feed ids: 1 to 128 characters of `[A-Za-z0-9._-]`.
-    private func validFeedID(_ id: String) throws(Problem) -> String {
-        let allowed = id.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
-            default: false
-            }
-        }
-        guard allowed, (1...128).contains(id.utf8.count) else { throw Problem.invalidFeedID(id) }
-        return id
-    }
-
-    private func existingFeed(_ id: String) throws(Problem) -> Feed {
-        guard let feed = feeds.feed(try validFeedID(id)) else { throw Problem.feedNotFound(id) }
-        return feed
-    }
-
     /// `PUT /feeds/{id}`: stores a snapshot; `If-Match: "N"` makes it conditional.
-    func putFeed(_ id: String, _ request: HTTPRequest) throws(Problem) -> HTTPResponse {
-        let id = try validFeedID(id)
+    func putFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let id = try feedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
-        let document = try readJSON(request)
-        let ifMatch = request.header("if-match")
-        let write = try feeds.put(id: id, idKey: idKey, document: document) { latest throws(Problem) in
-            guard let ifMatch else { return }
-            guard let latest else { throw Problem.preconditionFailed("If-Match \(ifMatch): feed \(id) does not exist yet") }
-            // If-Match compares strongly: a weak tag never matches.
-            guard Self.entityTags(ifMatch, weakMatches: false).contains(where: { $0 == "*" || $0 == "\(latest)" }) else {
-                throw Problem.preconditionFailed("If-Match \(ifMatch): feed \(id) is at version \(latest)")
-            }
+        let document = try await Workers.run { () throws(Problem) in try Self.readJSON(request) }
+        let condition = request.header("if-match").map(Self.writeCondition(ifMatch:)) ?? .none
+        let write = try await feedCall { () async throws(FeedError) in
+            try await self.feeds.write(document, to: id, idKey: idKey, condition: condition)
         }
         return .json(200, write.body, headers: [("ETag", "\"\(write.version)\"")])
     }
 
     /// `DELETE /feeds/{id}`.
-    func deleteFeed(_ id: String) throws(Problem) -> HTTPResponse {
-        guard feeds.delete(try validFeedID(id)) else { throw Problem.feedNotFound(id) }
+    func deleteFeed(_ name: String) async throws(Problem) -> HTTPResponse {
+        let id = try feedID(name)
+        try await feedCall { () async throws(FeedError) in try await self.feeds.delete(id) }
         return HTTPResponse(status: 204)
     }
 
     /// `GET /feeds/{id}`: the latest snapshot, with `ETag`; `If-None-Match` gives 304.
-    func getFeed(_ id: String, _ request: HTTPRequest) throws(Problem) -> HTTPResponse {
-        let feed = try existingFeed(id)
-        let latest = feed.latestText
+    func getFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let id = try feedID(name)
+        let latest = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
         let tag = "\"\(latest.version)\""
         if let ifNoneMatch = request.header("if-none-match"),
            Self.entityTags(ifNoneMatch, weakMatches: true).contains(where: { $0 == "*" || $0 == "\(latest.version)" }) {
             return HTTPResponse(status: 304, headers: [("ETag", tag)])
         }
-        var output = JSONOutput(capacity: latest.bytes.count + 64)
-        output.raw("{\"feed\":")
-        output.string(feed.id)
-        output.raw(",\"version\":")
-        output.integer(latest.version)
-        output.raw(",\"data\":")
-        output.raw(latest.bytes)
-        output.raw("}")
-        return .json(200, output.bytes, headers: [("ETag", tag)])
+        return .json(200, latest.body, headers: [("ETag", tag)])
     }
 
     /// `GET /feeds`: every feed with its latest version.
-    func listFeeds() -> HTTPResponse {
-        var output = JSONOutput()
-        output.raw("{\"feeds\":")
-        output.array(feeds.all.map { ($0.id, $0.latestVersion) }.sorted { $0.0 < $1.0 }) { output, feed in
-            output.raw("{\"feed\":")
-            output.string(feed.0)
-            output.raw(",\"version\":")
-            output.integer(feed.1)
-            output.raw("}")
-        }
-        output.raw("}")
-        return .json(200, output.bytes)
+    func listFeeds() async throws(Problem) -> HTTPResponse {
+        .json(200, try await feedCall { () async throws(FeedError) in try await self.feeds.list() })
     }
 
     /// `GET /feeds/{id}/changes?since=N[&wait=S]`: the batch from version N to the latest,
     /// with the values; with `wait`, a client already at the latest waits for the next one.
-    func changes(_ id: String, _ request: HTTPRequest) throws(Problem) -> HTTPReply {
-        let feed = try existingFeed(id)
+    func changes(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let id = try feedID(name)
+        let since: Int
+        var wait = 0
+        do {
+            (since, wait) = try changesQuery(request)
+        } catch {
+            // An unknown feed is told first, whatever the query.
+            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
+            throw error
+        }
+        let answer = try await feedCall { () async throws(FeedError) in
+            try await self.feeds.changes(of: id, since: since, wait: .seconds(wait))
+        }
+        return .json(200, answer)
+    }
+
+    /// `since` (required) and `wait` (capped by the longest wait configured).
+    private func changesQuery(_ request: HTTPRequest) throws(Problem) -> (since: Int, wait: Int) {
         guard let sinceText = request.query["since"] else { throw Problem.badQuery("since: required, a version number (0 for everything)") }
         guard let since = Int(sinceText), since >= 0 else { throw Problem.badQuery("since: expected a non-negative integer, not \(sinceText.debugDescription)") }
-        var wait = 0
-        if let waitText = request.query["wait"] {
-            guard let seconds = Int(waitText), seconds >= 0 else {
-                throw Problem.badQuery("wait: expected a non-negative number of seconds, not \(waitText.debugDescription)")
-            }
-            wait = min(seconds, configuration.maxWait)
+        guard let waitText = request.query["wait"] else { return (since, 0) }
+        guard let seconds = Int(waitText), seconds >= 0 else {
+            throw Problem.badQuery("wait: expected a non-negative number of seconds, not \(waitText.debugDescription)")
         }
-        if wait > 0 && since == feed.latestVersion {
-            let duration = Duration.seconds(wait)
-            return .later { pending in feed.park(pending, since: since, wait: duration) }
+        return (since, min(seconds, configuration.maxWait))
+    }
+
+    private func feedID(_ name: String) throws(Problem) -> FeedID {
+        do {
+            return try FeedID(name)
+        } catch {
+            throw Problem(error)
         }
-        if let answer = feed.computedAnswer(since: since) { return .now(.json(200, answer)) }
-        // A diff to compute: off the server's threads, on the feed's queue.
-        return .later { pending in feed.answer(since: since) { pending.send($0) } }
+    }
+
+    /// Calls the feed core, its errors as problem documents.
+    private func feedCall<Value>(_ call: () async throws(FeedError) -> Value) async throws(Problem) -> Value {
+        do {
+            return try await call()
+        } catch {
+            throw Problem(error)
+        }
+    }
+
+    /// The condition of an `If-Match` header: it compares strongly, so weak tags never match.
+    static func writeCondition(ifMatch header: String) -> WriteCondition {
+        let tags = entityTags(header, weakMatches: false)
+        if tags.contains("*") { return .exists }
+        return .latest(in: Set(tags.compactMap { tag in Int(tag).flatMap { String($0) == tag ? $0 : nil } }))
     }
 
     /// The entity tags of an `If-Match` or `If-None-Match` header, without quotes (`*` as
@@ -112,6 +107,24 @@ extension BatchDiffService {
                 tag.removeFirst(2)
             }
             return tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"") ? String(tag.dropFirst().dropLast()) : tag
+        }
+    }
+}
+
+extension Problem {
+    /// The problem document of a feed error: the one place feed errors become statuses.
+    init(_ error: FeedError) {
+        switch error {
+        case .invalidFeedID(let name): self = .invalidFeedID(name)
+        case .notFound(let id): self = .feedNotFound(id.name)
+        case .versionGone(let id, let since, let latest): self = .versionGone(feed: id.name, since: since, latest: latest)
+        case .versionAhead(let id, let since, let latest):
+            self = .badQuery("since=\(since) is newer than the latest version of feed \(id), \(latest)")
+        case .conditionFailed(let id, let latest):
+            self = .preconditionFailed(latest.map { "If-Match: feed \(id) is at version \($0)" } ?? "If-Match: feed \(id) does not exist yet")
+        case .invalidSnapshot(let detail): self = .wrongShape(detail)
+        case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
+        case .internalFailure(let detail): self = .internalError(detail)
         }
     }
 }

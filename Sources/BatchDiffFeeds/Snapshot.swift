@@ -3,26 +3,31 @@ import BatchDiffJSON
 
 /// A version of a feed, whole: its JSON text, the collection read from it and the
 /// fingerprint of the text's canonical form (equal snapshots make no new version).
-struct Snapshot: Sendable {
-    private(set) var version: Int
-    let bytes: [UInt8]
-    let collection: JSONCollection
-    let fingerprint: Fingerprint
+public struct Snapshot: Sendable {
+    /// The version number; 0 until the snapshot is stored.
+    public private(set) var version: Int
+    /// The JSON text, as the client sent it.
+    public let bytes: [UInt8]
+    /// The collection read from the text.
+    public let collection: JSONCollection
+    /// The fingerprint of the text's canonical form.
+    public let fingerprint: Fingerprint
 
-    /// A snapshot read from a `PUT` body; 422 when it is not a collection.
-    init(version: Int, document: JSONDocument, idKey: String) throws(Problem) {
+    /// A snapshot read from a document; ``FeedError/invalidSnapshot(_:)`` when it is not a
+    /// collection (docs/batch-format.md §1.1).
+    public init(document: JSONDocument, idKey: String) throws(FeedError) {
         do {
             collection = try document.root.collection(idKey: idKey, path: "body")
         } catch {
-            throw Problem.wrongShape(error)
+            throw .invalidSnapshot(error.description)
         }
-        self.version = version
+        version = 0
         bytes = document.bytes
         fingerprint = document.root.fingerprint
     }
 
     /// Version 0 of a feed of the shape of `collection`: the empty collection.
-    init(emptyLike collection: JSONCollection) {
+    public init(emptyLike collection: JSONCollection) {
         version = 0
         bytes = []
         fingerprint = Fingerprint(high: 0, low: 0)
@@ -32,14 +37,15 @@ struct Snapshot: Sendable {
         }
     }
 
-    /// The same content as a later version.
-    func numbered(_ version: Int) -> Snapshot {
+    /// The same content as version `version`.
+    public func numbered(_ version: Int) -> Snapshot {
         var snapshot = self
         snapshot.version = version
         return snapshot
     }
 
-    var byteEstimate: Int {
+    /// Bytes held, estimated: the text and the collection read from it.
+    public var byteEstimate: Int {
         switch collection {
         case .list(let items): bytes.count + items.count * 40
         case .sectioned(let sections): bytes.count + sections.reduce(0) { $0 + 48 + $1.items.count * 40 }

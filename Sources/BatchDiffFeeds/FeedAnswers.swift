@@ -18,10 +18,38 @@ enum FeedAnswers {
         return output.bytes
     }
 
+    /// The answer to `GET /feeds/{id}`: `{"feed","version","data"}`.
+    static func latest(feed: String, snapshot: Snapshot) -> [UInt8] {
+        var output = JSONOutput(capacity: snapshot.bytes.count + 64)
+        output.raw("{\"feed\":")
+        output.string(feed)
+        output.raw(",\"version\":")
+        output.integer(snapshot.version)
+        output.raw(",\"data\":")
+        output.raw(snapshot.bytes)
+        output.raw("}")
+        return output.bytes
+    }
+
+    /// The answer to `GET /feeds`: `{"feeds":[{"feed","version"}, ...]}`.
+    static func list(_ feeds: [FeedSummary]) -> [UInt8] {
+        var output = JSONOutput()
+        output.raw("{\"feeds\":")
+        output.array(feeds) { output, feed in
+            output.raw("{\"feed\":")
+            output.string(feed.id.name)
+            output.raw(",\"version\":")
+            output.integer(feed.version)
+            output.raw("}")
+        }
+        output.raw("}")
+        return output.bytes
+    }
+
     /// The answer to `changes?since=`: `{"feed","from","to", ...batch, "values"}`, where
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
     /// version `from`, aligned one-to-one with the batch's index lists.
-    static func changes(feed: String, from: Int, latest: Snapshot, batch: JSONBatch) throws(Problem) -> [UInt8] {
+    static func changes(feed: String, from: Int, latest: Snapshot, batch: JSONBatch) throws(FeedError) -> [UInt8] {
         var output = JSONOutput(capacity: 1024)
         output.raw("{\"feed\":")
         output.string(feed)
@@ -35,7 +63,7 @@ enum FeedAnswers {
         do {
             try values(of: batch, from: latest, into: &output)
         } catch {
-            throw Problem.internalError("feed \(feed): the values of the batch from \(from) to \(latest.version): \(error)")
+            throw .internalFailure("feed \(feed): the values of the batch from \(from) to \(latest.version): \(error)")
         }
         output.raw("}}")
         return output.bytes
@@ -65,7 +93,7 @@ enum FeedAnswers {
             output.array(headers) { output, section in output.object(section, without: "items") }
             output.raw("}")
         default:
-            throw Problem.internalError("a batch of another shape than the feed")
+            throw FeedError.internalFailure("a batch of another shape than the feed")
         }
     }
 }

@@ -1,0 +1,107 @@
+import Synchronization
+
+/// Answers of `changes?since=` kept for reuse: per feed, for its latest version only, and
+/// bounded in bytes. Answers being computed are shared too, so a question many clients ask
+/// at once costs one diff (docs/feeds.md §9).
+final class AnswerCache: Sendable {
+    /// A question: the answer from `since` to `latest` of one feed.
+    struct Question: Hashable {
+        var feed: FeedID
+        var since: Int
+        var latest: Int
+    }
+
+    /// Bytes of answers kept per feed; past it that feed's answers are dropped.
+    static let perFeedLimit = 32 << 20
+
+    private struct Kept {
+        var latest: Int
+        var answers: [Int: [UInt8]] = [:]
+        var bytes = 0
+    }
+
+    private struct State {
+        var kept: [FeedID: Kept] = [:]
+        var bytes = 0
+        var computing: [Question: Task<[UInt8], any Error>] = [:]
+
+        mutating func remove(_ feed: FeedID) {
+            if let removed = kept.removeValue(forKey: feed) { bytes -= removed.bytes }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// The answer to `question`, and whether it was reused (kept, or computed for another
+    /// client at the same time) rather than computed by `compute` for this call.
+    func answer(
+        _ question: Question, compute: @escaping @Sendable () async throws(FeedError) -> [UInt8]
+    ) async throws(FeedError) -> (answer: [UInt8], reused: Bool) {
+        enum Found {
+            case kept([UInt8])
+            case computing(Task<[UInt8], any Error>, mine: Bool)
+        }
+        let found = state.withLock { state -> Found in
+            if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question.since] {
+                return .kept(answer)
+            }
+            if let task = state.computing[question] { return .computing(task, mine: false) }
+            let task = Task { () async throws -> [UInt8] in try await compute() }
+            state.computing[question] = task
+            return .computing(task, mine: true)
+        }
+        switch found {
+        case .kept(let answer):
+            return (answer, true)
+        case .computing(let task, let mine):
+            let result = await task.result
+            if mine {
+                state.withLock { state in
+                    state.computing[question] = nil
+                    if case .success(let answer) = result { Self.keep(answer, for: question, in: &state) }
+                }
+            }
+            do {
+                return (try result.get(), !mine)
+            } catch {
+                throw error as? FeedError ?? .internalFailure("\(error)")
+            }
+        }
+    }
+
+    /// Keeps `answer` for `question` (an answer made with a write, say).
+    func keep(_ answer: [UInt8], for question: Question) {
+        state.withLock { Self.keep(answer, for: question, in: &$0) }
+    }
+
+    private static func keep(_ answer: [UInt8], for question: Question, in state: inout State) {
+        var kept = state.kept[question.feed] ?? Kept(latest: question.latest)
+        guard kept.latest <= question.latest else { return }  // a newer version is here already
+        if kept.latest < question.latest || kept.bytes + answer.count > perFeedLimit { kept = Kept(latest: question.latest) }
+        state.remove(question.feed)
+        kept.bytes += answer.count - (kept.answers[question.since]?.count ?? 0)
+        kept.answers[question.since] = answer
+        state.kept[question.feed] = kept
+        state.bytes += kept.bytes
+    }
+
+    /// Drops the answers of `feed` made for a version older than `version` (all of them
+    /// when `version` is `nil`: the feed is gone).
+    func drop(_ feed: FeedID, olderThan version: Int?) {
+        state.withLock { state in
+            guard let kept = state.kept[feed], version.map({ kept.latest < $0 }) ?? true else { return }
+            state.remove(feed)
+        }
+    }
+
+    /// Drops every answer kept.
+    func removeAll() {
+        state.withLock { state in
+            state.kept = [:]
+            state.bytes = 0
+        }
+    }
+
+    /// Bytes of the answers kept.
+    var bytes: Int { state.withLock { $0.bytes } }
+}

@@ -1,0 +1,24 @@
+import BatchDiffJSON
+
+/// Why a feed operation failed. The feed core speaks only in these; the endpoints turn each
+/// into a status and a problem document, in one place (docs/errors.md §3).
+public enum FeedError: Error, Sendable, Equatable {
+    /// A name that is not a feed id.
+    case invalidFeedID(String)
+    /// No feed of that id.
+    case notFound(FeedID)
+    /// `since` names a version no longer retained.
+    case versionGone(FeedID, since: Int, latest: Int)
+    /// `since` names a version newer than the latest.
+    case versionAhead(FeedID, since: Int, latest: Int)
+    /// The write's ``WriteCondition`` does not hold; `latest` is `nil` when the feed does
+    /// not exist.
+    case conditionFailed(FeedID, latest: Int?)
+    /// The snapshot is not a collection, or not of the feed's shape or identity member.
+    case invalidSnapshot(String)
+    /// A new feed that would not fit in the memory feeds may hold, even with every feed cut
+    /// down to its latest version; nothing was stored or evicted.
+    case storageFull(FeedID, limit: Int)
+    /// A bug: nothing was changed.
+    case internalFailure(String)
+}

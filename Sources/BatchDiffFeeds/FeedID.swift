@@ -1,0 +1,22 @@
+/// The name of a feed: 1 to 128 characters of `A-Z a-z 0-9 . _ -` (docs/feeds.md §1).
+public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The name as the client wrote it.
+    public let name: String
+
+    /// The feed named `name`; throws ``FeedError/invalidFeedID(_:)`` for any other name.
+    public init(_ name: String) throws(FeedError) {
+        let allowed = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+            default: false
+            }
+        }
+        guard allowed, (1...128).contains(name.utf8.count) else { throw .invalidFeedID(name) }
+        self.name = name
+    }
+
+    public var description: String { name }
+
+    public static func < (lhs: FeedID, rhs: FeedID) -> Bool { lhs.name < rhs.name }
+}

@@ -1,0 +1,97 @@
+import BatchDiffJSON
+
+/// Where feeds live: their latest versions whole, and the versions before them as far as
+/// they are retained.
+///
+/// The feed core reads and writes feeds only through this protocol, so nothing may assume
+/// the feeds are in this process's memory: a store may wait for a disk or a database (each
+/// call is `async` and the core never makes one on an HTTP server's threads), may fail
+/// (throwing ``FeedError``), and may be shared by several processes, so that a new version
+/// can appear that this process did not write. Writes are conditional for that reason:
+/// ``append(_:to:idKey:after:)`` stores a version only on top of the one it was made from.
+/// A store keeps its own retention limits (versions per feed, bytes).
+public protocol FeedStore: Sendable {
+    /// The latest version of feed `id`, whole, or `nil` when there is no such feed.
+    func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot?
+
+    /// Version `version` of feed `id` as the differ reads it, or `nil` when that version is
+    /// not retained (or the feed is gone).
+    func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection?
+
+    /// Stores `snapshot` as version `previous + 1` of feed `id` when the feed's latest
+    /// version is still `previous`; `previous` 0 creates the feed, with the identity member
+    /// `idKey`, when it does not exist. Returns `false` and changes nothing when the feed
+    /// moved on (or was created, or deleted) meanwhile. Retention may then drop old versions.
+    func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int) async throws(FeedError) -> Bool
+
+    /// Removes feed `id`; returns whether it existed.
+    func delete(_ id: FeedID) async throws(FeedError) -> Bool
+
+    /// Every feed with its latest version, in id order.
+    func list() async throws(FeedError) -> [FeedSummary]
+
+    /// Calls `observer` for every change of any feed from now on (a new version, a
+    /// deletion), whichever process made it. Long polls are woken through it.
+    func observe(_ observer: @escaping @Sendable (FeedChange) -> Void)
+
+    /// What the store holds, as far as this process knows it without waiting.
+    var statistics: FeedStoreStatistics { get }
+
+    /// Bytes the store holds in this process's memory, estimated; cheap, read on every write.
+    var bytesInMemory: Int { get }
+}
+
+/// The latest version of a feed as a store keeps it.
+public struct StoredSnapshot: Sendable {
+    /// The member that holds an item's (and a section's) identity in this feed.
+    public var idKey: String
+    /// The version, whole; its `version` is the feed's latest.
+    public var snapshot: Snapshot
+
+    public init(idKey: String, snapshot: Snapshot) {
+        self.idKey = idKey
+        self.snapshot = snapshot
+    }
+}
+
+/// A feed and its latest version, as listed.
+public struct FeedSummary: Sendable, Equatable {
+    public var id: FeedID
+    public var version: Int
+
+    public init(id: FeedID, version: Int) {
+        self.id = id
+        self.version = version
+    }
+}
+
+/// A change of one feed, as a store reports it to its observers.
+public enum FeedChange: Sendable, Equatable {
+    /// A new latest version.
+    case appended(FeedID, version: Int)
+    /// The feed was deleted.
+    case deleted(FeedID)
+
+    /// The feed that changed.
+    public var id: FeedID {
+        switch self {
+        case .appended(let id, _), .deleted(let id): id
+        }
+    }
+}
+
+/// What a store holds.
+public struct FeedStoreStatistics: Sendable, Equatable {
+    /// Feeds held.
+    public var feeds: Int
+    /// Versions retained across feeds, latest ones included.
+    public var versions: Int
+    /// Bytes the store holds in this process's memory, estimated.
+    public var bytesInMemory: Int
+
+    public init(feeds: Int, versions: Int, bytesInMemory: Int) {
+        self.feeds = feeds
+        self.versions = versions
+        self.bytesInMemory = bytesInMemory
+    }
+}

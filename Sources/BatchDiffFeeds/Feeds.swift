@@ -1,0 +1,194 @@
+import BatchDiff
+import BatchDiffJSON
+import Synchronization
+
+/// The feed core: versioned snapshots of collections, the batch between any retained
+/// version and the latest, answers kept and shared, and long polls (docs/feeds.md).
+///
+/// Feeds live in a ``FeedStore``; this type adds what every store needs on top: diffs
+/// (made on ``Workers``, never on the caller's thread), answers kept for reuse, and long
+/// polls woken by the store's changes, whichever process made them. It knows nothing of
+/// HTTP: it answers with JSON bytes and throws ``FeedError``.
+public final class Feeds: Sendable {
+    private let store: any FeedStore
+    private let answers = AnswerCache()
+    private let longPolls = LongPolls()
+    private let maxBytes: Int
+    private let computed = Atomic<Int>(0)
+    private let reused = Atomic<Int>(0)
+
+    /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
+    /// stay within `maxFeedMemory` bytes, answers being dropped first.
+    public init(store: any FeedStore, maxFeedMemory: Int) {
+        self.store = store
+        maxBytes = maxFeedMemory
+        store.observe { [answers, longPolls] change in
+            switch change {
+            case .appended(let id, let version): answers.drop(id, olderThan: version)
+            case .deleted(let id): answers.drop(id, olderThan: nil)
+            }
+            longPolls.wake(change.id)
+        }
+    }
+
+    /// Stores `document` as the next version of feed `id` unless it equals the latest;
+    /// creates the feed (with the identity member `idKey`, default `id`) when it is new.
+    public func write(
+        _ document: JSONDocument, to id: FeedID, idKey requested: String?, condition: WriteCondition
+    ) async throws(FeedError) -> FeedWrite {
+        var parsed: (idKey: String, snapshot: Snapshot)?
+        while true {
+            let stored = try await store.latest(of: id)
+            let previous = stored?.snapshot.version ?? 0
+            guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
+            let idKey = stored?.idKey ?? requested ?? "id"
+            if let requested, requested != idKey {
+                throw .invalidSnapshot("feed \(id) uses idKey \(idKey.debugDescription); it cannot change to \(requested.debugDescription)")
+            }
+            if parsed?.idKey != idKey {
+                parsed = (idKey, try await Workers.run { () throws(FeedError) in try Snapshot(document: document, idKey: idKey) })
+            }
+            let snapshot = parsed!.snapshot
+            if let stored {
+                guard condition.holds(forLatest: previous) else { throw .conditionFailed(id, latest: previous) }
+                if stored.snapshot.fingerprint == snapshot.fingerprint {
+                    let body = FeedAnswers.write(feed: id.name, version: previous, changed: false, batch: .unchanged(stored.snapshot.collection))
+                    return FeedWrite(version: previous, changed: false, body: body)
+                }
+            }
+            let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
+            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: snapshot, over: base, to: id) }
+            if answers.bytes + store.bytesInMemory + snapshot.byteEstimate > maxBytes { answers.removeAll() }
+            guard try await store.append(snapshot, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
+            computed.add(1, ordering: .relaxed)
+            answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: previous, latest: previous + 1))
+            boundAnswers()
+            return FeedWrite(version: previous + 1, changed: true, body: made.write)
+        }
+    }
+
+    /// The answer to the write of `snapshot` over `base`, and the answer for clients at
+    /// `base` (who ask next).
+    private static func answers(writing snapshot: Snapshot, over base: Snapshot, to id: FeedID) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
+        guard base.collection.shapeName == snapshot.collection.shapeName else {
+            throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(snapshot.collection.shapeName)")
+        }
+        let latest = snapshot.numbered(base.version + 1)
+        let batch = try batch(from: base.collection, to: latest.collection)
+        let changes = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
+        return (FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch), changes)
+    }
+
+    private static func batch(from old: JSONCollection, to new: JSONCollection) throws(FeedError) -> JSONBatch {
+        do {
+            return try JSONBatch(from: old, to: new, options: DiffOptions())
+        } catch {
+            throw .internalFailure("a feed's versions of different shapes: \(error)")
+        }
+    }
+
+    /// The latest version of feed `id` and its answer, `{"feed","version","data"}`.
+    public func latest(of id: FeedID) async throws(FeedError) -> FeedDocument {
+        guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
+        return FeedDocument(version: stored.snapshot.version, body: FeedAnswers.latest(feed: id.name, snapshot: stored.snapshot))
+    }
+
+    /// The batch from version `since` of feed `id` to its latest, with the values. A client
+    /// at the latest waits up to `wait` for the next version (a long poll).
+    public func changes(of id: FeedID, since: Int, wait: Duration) async throws(FeedError) -> [UInt8] {
+        let wake = wait > .zero ? longPolls.register(on: id) : nil
+        defer { if let wake { longPolls.unregister(wake, from: id) } }
+        guard var found = try await store.latest(of: id)?.snapshot else { throw .notFound(id) }
+        if let wake, found.version == since {
+            await wake.wait(upTo: wait)
+            guard let now = try await store.latest(of: id)?.snapshot else { throw .notFound(id) }
+            found = now
+        }
+        let latest = found
+        guard since <= latest.version else { throw .versionAhead(id, since: since, latest: latest.version) }
+        let question = AnswerCache.Question(feed: id, since: since, latest: latest.version)
+        let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> [UInt8] in
+            let old: JSONCollection
+            if since == 0 {
+                old = Snapshot(emptyLike: latest.collection).collection
+            } else if since == latest.version {
+                old = latest.collection
+            } else {
+                guard let retained = try await store.collection(at: since, of: id) else {
+                    throw .versionGone(id, since: since, latest: latest.version)
+                }
+                old = retained
+            }
+            return try await Workers.run { () throws(FeedError) in
+                try FeedAnswers.changes(feed: id.name, from: since, latest: latest, batch: Self.batch(from: old, to: latest.collection))
+            }
+        }
+        if wasReused {
+            reused.add(1, ordering: .relaxed)
+        } else {
+            computed.add(1, ordering: .relaxed)
+            boundAnswers()
+        }
+        return answer
+    }
+
+    /// Removes feed `id`; its parked long polls learn it (``FeedError/notFound(_:)``).
+    public func delete(_ id: FeedID) async throws(FeedError) {
+        guard try await store.delete(id) else { throw .notFound(id) }
+    }
+
+    /// Every feed with its latest version, in id order: `{"feeds":[{"feed","version"}]}`.
+    public func list() async throws(FeedError) -> [UInt8] {
+        FeedAnswers.list(try await store.list())
+    }
+
+    /// Answers every parked long poll now, and later ones at once (at shutdown).
+    public func close() {
+        longPolls.close()
+    }
+
+    /// What the feeds hold and how their questions were answered.
+    public var statistics: FeedStatistics {
+        let stored = store.statistics
+        return FeedStatistics(
+            feeds: stored.feeds, versions: stored.versions, bytes: stored.bytesInMemory + answers.bytes,
+            parkedLongPolls: longPolls.count,
+            answersComputed: computed.load(ordering: .relaxed), answersReused: reused.load(ordering: .relaxed)
+        )
+    }
+
+    /// Drops the answers kept once they and the store pass the memory feeds may hold.
+    private func boundAnswers() {
+        if answers.bytes + store.bytesInMemory > maxBytes { answers.removeAll() }
+    }
+}
+
+/// What a write stored, and its answer (`{"feed","version","changed", ...batch}`).
+public struct FeedWrite: Sendable {
+    /// The feed's latest version after the write.
+    public var version: Int
+    /// Whether the write made a new version.
+    public var changed: Bool
+    /// The answer's JSON.
+    public var body: [UInt8]
+}
+
+/// A feed's latest version and its answer's JSON.
+public struct FeedDocument: Sendable {
+    public var version: Int
+    public var body: [UInt8]
+}
+
+/// What the feeds hold and how their `changes` questions were answered.
+public struct FeedStatistics: Sendable {
+    public var feeds: Int
+    /// Versions retained across feeds.
+    public var versions: Int
+    /// Bytes held in this process's memory, estimated: the store's and the answers kept.
+    public var bytes: Int
+    public var parkedLongPolls: Int
+    /// `changes` answers made by a diff.
+    public var answersComputed: Int
+    /// `changes` answers served from one already made.
+    public var answersReused: Int
+}

@@ -1,0 +1,80 @@
+import Dispatch
+import Synchronization
+
+/// Long polls parked on feeds, each woken once: by a change of its feed, by its deadline,
+/// or at shutdown. A long poll registers before it reads the feed's latest version, so a
+/// change that comes between the read and the wait still wakes it.
+final class LongPolls: Sendable {
+    /// One parked long poll's wake-up.
+    final class Wake: Sendable {
+        private let state = Mutex<(woken: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        /// Wakes the long poll (later calls do nothing).
+        func wake() {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard !state.woken else { return nil }
+                state.woken = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume()
+        }
+
+        /// Returns when woken, or after `limit`, holding no thread meanwhile.
+        func wait(upTo limit: Duration) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let woken = state.withLock { state in
+                    if !state.woken { state.continuation = continuation }
+                    return state.woken
+                }
+                guard !woken else { return continuation.resume() }
+                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in self?.wake() }
+            }
+        }
+    }
+
+    private struct State {
+        var parked: [FeedID: [ObjectIdentifier: Wake]] = [:]
+        var count = 0
+        var closing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// A wake-up for a long poll on `feed`, or `nil` at shutdown (answer at once).
+    func register(on feed: FeedID) -> Wake? {
+        state.withLock { state in
+            guard !state.closing else { return nil }
+            let wake = Wake()
+            state.parked[feed, default: [:]][ObjectIdentifier(wake)] = wake
+            state.count += 1
+            return wake
+        }
+    }
+
+    func unregister(_ wake: Wake, from feed: FeedID) {
+        state.withLock { state in
+            guard state.parked[feed]?.removeValue(forKey: ObjectIdentifier(wake)) != nil else { return }
+            state.count -= 1
+            if state.parked[feed]?.isEmpty == true { state.parked[feed] = nil }
+        }
+    }
+
+    /// Wakes every long poll on `feed`.
+    func wake(_ feed: FeedID) {
+        for wake in state.withLock({ $0.parked[feed].map { Array($0.values) } ?? [] }) { wake.wake() }
+    }
+
+    /// Wakes every long poll now; later ones are answered at once (shutdown).
+    func close() {
+        let all = state.withLock { state in
+            state.closing = true
+            return state.parked.values.flatMap(\.values)
+        }
+        for wake in all { wake.wake() }
+    }
+
+    /// Long polls parked now.
+    var count: Int { state.withLock { $0.count } }
+}

@@ -1,0 +1,139 @@
+import BatchDiffJSON
+import Synchronization
+
+/// One feed of the ``MemoryFeedStore``: its latest snapshot and the versions before it as
+/// fingerprints, interned in a pool so that versions sharing rows share their storage.
+final class MemoryFeed: Sendable {
+    let id: FeedID
+    let idKey: String
+    private let state: Mutex<State>
+    /// Where the feed adds the change in its bytes, so the store's total needs no walk.
+    private let total: ByteTotal
+
+    private struct State {
+        var latest: Snapshot
+        /// Every retained version, oldest first, as fingerprints; the last is the latest.
+        var versions: [StoredVersion] = []
+        /// The bytes of `versions`, kept as they change.
+        var versionBytes = 0
+        var pool = RowPrintPool()
+        /// The pool's size after its last compaction; trimming compacts it when it doubles.
+        var compactedPoolSize = 0
+        var deleted = false
+        /// The bytes last added to the store's total for this feed.
+        var countedBytes = 0
+
+        /// Bytes held, estimated; none once the feed is deleted.
+        var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + pool.byteEstimate + versionBytes }
+
+        mutating func removeOldest() {
+            let oldest = versions.removeFirst()
+            versionBytes -= oldest.byteEstimate
+        }
+
+        mutating func compactPool() {
+            pool.compact(&versions)
+            compactedPoolSize = pool.prints.count
+        }
+    }
+
+    /// A feed whose first version is `first`.
+    init(id: FeedID, idKey: String, first: Snapshot, sequence: Int, total: ByteTotal) {
+        self.id = id
+        self.idKey = idKey
+        self.total = total
+        state = Mutex(State(latest: first))
+        mutate { state in
+            state.versions.append(StoredVersion(number: first.version, sequence: sequence, collection: first.collection, pool: &state.pool))
+            state.versionBytes = state.versions[0].byteEstimate
+        }
+    }
+
+    var latest: Snapshot? { state.withLock { $0.deleted ? nil : $0.latest } }
+
+    /// Stores `snapshot` as the next version when the latest is still `previous`.
+    func append(_ snapshot: Snapshot, after previous: Int, sequence: Int) -> Bool {
+        mutate { state in
+            guard !state.deleted, state.latest.version == previous else { return false }
+            state.latest = snapshot.numbered(previous + 1)
+            let version = StoredVersion(number: previous + 1, sequence: sequence, collection: snapshot.collection, pool: &state.pool)
+            state.versions.append(version)
+            state.versionBytes += version.byteEstimate
+            return true
+        }
+    }
+
+    /// Version `number` as the differ reads it, if retained; the collection is rebuilt from
+    /// fingerprints outside the lock.
+    func collection(at number: Int) -> JSONCollection? {
+        let found = state.withLock { state -> (StoredVersion, RowPrintPool)? in
+            guard !state.deleted else { return nil }
+            return state.versions.first { $0.number == number }.map { ($0, state.pool) }
+        }
+        return found.map { $0.0.collection($0.1) }
+    }
+
+    /// Marks the feed deleted; its bytes leave the store's total.
+    func delete() {
+        mutate { $0.deleted = true }
+    }
+
+    var versionCount: Int { state.withLock { $0.versions.count } }
+
+    /// The store-wide sequence of the oldest version that may be evicted (not the latest).
+    var oldestEvictable: Int? { state.withLock { $0.versions.count > 1 ? $0.versions[0].sequence : nil } }
+
+    /// The most the feed's bytes can be once only the latest version is left, its pool
+    /// compacted.
+    var floorByteEstimate: Int {
+        state.withLock { state in
+            let latest = state.versions.last
+            return state.latest.byteEstimate + (latest?.byteEstimate ?? 0) + RowPrintPool.byteEstimateBound(count: latest?.rows.count ?? 0)
+        }
+    }
+
+    /// Evicts the oldest version (never the latest); returns whether one went. The pool
+    /// keeps the evicted rows until ``compact()``.
+    @discardableResult
+    func evictOldest() -> Bool {
+        mutate { state in
+            guard state.versions.count > 1 else { return false }
+            state.removeOldest()
+            return true
+        }
+    }
+
+    /// Frees the fingerprints no retained version uses any more.
+    func compact() {
+        mutate { $0.compactPool() }
+    }
+
+    /// Evicts versions past `limit`.
+    func trim(toVersions limit: Int) {
+        var evicted = false
+        while versionCount > max(1, limit) && evictOldest() { evicted = true }
+        if evicted && state.withLock({ $0.pool.prints.count > 2 * $0.compactedPoolSize + 1024 }) { compact() }
+    }
+
+    /// Changes the state under its lock, then adds the change in the feed's bytes to the
+    /// store's total.
+    private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            defer {
+                let bytes = state.byteEstimate
+                total.add(bytes - state.countedBytes)
+                state.countedBytes = bytes
+            }
+            return body(&state)
+        }
+    }
+}
+
+/// A running total of bytes, shared by the feeds that add to it.
+final class ByteTotal: Sendable {
+    private let bytes = Atomic<Int>(0)
+
+    func add(_ delta: Int) { bytes.add(delta, ordering: .relaxed) }
+
+    var value: Int { bytes.load(ordering: .relaxed) }
+}

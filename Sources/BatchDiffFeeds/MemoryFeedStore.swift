@@ -1,0 +1,114 @@
+import BatchDiffJSON
+import Synchronization
+
+/// Feeds in this process's memory (the default store): nothing survives the process.
+///
+/// Retention is bounded by versions per feed and by the bytes all feeds hold; past the
+/// byte limit the oldest versions across feeds go first, never a feed's latest
+/// (docs/feeds.md §7).
+public final class MemoryFeedStore: FeedStore {
+    private let feeds = Mutex<[FeedID: MemoryFeed]>([:])
+    private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
+    private let sequence = Atomic<Int>(0)
+    private let total = ByteTotal()
+    private let maxVersions: Int
+    private let maxBytes: Int
+
+    /// A store that keeps up to `maxVersions` versions per feed and `maxBytes` bytes in all.
+    public init(maxVersions: Int, maxBytes: Int) {
+        self.maxVersions = maxVersions
+        self.maxBytes = maxBytes
+    }
+
+    private func feed(_ id: FeedID) -> MemoryFeed? { feeds.withLock { $0[id] } }
+
+    private var all: [MemoryFeed] { feeds.withLock { Array($0.values) } }
+
+    private func nextSequence() -> Int { sequence.add(1, ordering: .relaxed).newValue }
+
+    public func latest(of id: FeedID) throws(FeedError) -> StoredSnapshot? {
+        guard let feed = feed(id), let latest = feed.latest else { return nil }
+        return StoredSnapshot(idKey: feed.idKey, snapshot: latest)
+    }
+
+    public func collection(at version: Int, of id: FeedID) throws(FeedError) -> JSONCollection? {
+        feed(id)?.collection(at: version)
+    }
+
+    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int) throws(FeedError) -> Bool {
+        if previous == 0 {
+            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot.numbered(1), sequence: nextSequence(), total: total)
+            let inserted = feeds.withLock { feeds in
+                guard feeds[id] == nil else { return false }
+                feeds[id] = fresh
+                return true
+            }
+            guard inserted else {
+                fresh.delete()  // another first write won
+                return false
+            }
+            try enforceByteLimit(creating: fresh)
+        } else {
+            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
+            feed.trim(toVersions: maxVersions)
+            try enforceByteLimit(creating: nil)
+        }
+        notify(.appended(id, version: previous + 1))
+        return true
+    }
+
+    public func delete(_ id: FeedID) throws(FeedError) -> Bool {
+        guard let feed = feeds.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        feed.delete()
+        notify(.deleted(id))
+        return true
+    }
+
+    public func list() throws(FeedError) -> [FeedSummary] {
+        all.compactMap { feed in feed.latest.map { FeedSummary(id: feed.id, version: $0.version) } }.sorted { $0.id < $1.id }
+    }
+
+    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    private func notify(_ change: FeedChange) {
+        for observer in observers.withLock({ $0 }) { observer(change) }
+    }
+
+    public var bytesInMemory: Int { total.value }
+
+    public var statistics: FeedStoreStatistics {
+        let feeds = all
+        return FeedStoreStatistics(feeds: feeds.count, versions: feeds.reduce(0) { $0 + $1.versionCount }, bytesInMemory: total.value)
+    }
+
+    /// Brings the feeds within the byte limit: the oldest versions across feeds go, a tenth
+    /// at a time (a feed's latest always stays). A feed just `created` that would not fit
+    /// even with every feed cut down to its latest is removed again (507) before anything
+    /// else is touched, so a refused write costs the other feeds nothing.
+    private func enforceByteLimit(creating created: MemoryFeed?) throws(FeedError) {
+        guard total.value > maxBytes else { return }
+        let feeds = all
+        func refuse(_ created: MemoryFeed) -> FeedError {
+            if self.feeds.withLock({ $0[created.id] === created ? $0.removeValue(forKey: created.id) : nil }) != nil { created.delete() }
+            return .storageFull(created.id, limit: maxBytes)
+        }
+        if let created, feeds.reduce(0, { $0 + $1.floorByteEstimate }) > maxBytes { throw refuse(created) }
+        while total.value > maxBytes {
+            let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
+            guard evictable > 0 else {
+                feeds.forEach { $0.compact() }  // pools trimmed without compacting may still hold evicted rows
+                break
+            }
+            var touched: [ObjectIdentifier: MemoryFeed] = [:]
+            for _ in 0..<max(1, evictable / 10) {
+                guard let oldest = feeds.compactMap({ feed in feed.oldestEvictable.map { (feed, $0) } }).min(by: { $0.1 < $1.1 }) else { break }
+                oldest.0.evictOldest()
+                touched[ObjectIdentifier(oldest.0)] = oldest.0
+            }
+            touched.values.forEach { $0.compact() }
+        }
+        if let created, total.value > maxBytes { throw refuse(created) }
+    }
+}

@@ -1,0 +1,154 @@
+import BatchDiff
+import BatchDiffFeeds
+import BatchDiffJSON
+import Foundation
+import XCTest
+
+/// The feed core on its own, with no server: writes, answers checked by applying them, write
+/// conditions, retention, long polls, and a store shared with another writer.
+final class FeedsTests: XCTestCase {
+    private func document(_ text: String) throws -> JSONDocument { try JSONDocument(bytes: Array(text.utf8)) }
+
+    private func feeds(maxVersions: Int = 64, maxBytes: Int = 64 << 20) -> (Feeds, MemoryFeedStore) {
+        let store = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxBytes)
+        return (Feeds(store: store, maxFeedMemory: maxBytes), store)
+    }
+
+    private func json(_ bytes: [UInt8]) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    func testWritesNumberVersionsAndAnswersFromEveryRetainedVersion() async throws {
+        let (feeds, _) = feeds()
+        let id = try FeedID("news")
+        let first = try await feeds.write(document(#"[{"id":1,"t":"a"},{"id":2,"t":"b"}]"#), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(first.version, 1)
+        XCTAssertTrue(first.changed)
+        let second = try await feeds.write(document(#"[{"id":2,"t":"b"},{"id":1,"t":"A"},{"id":3,"t":"c"}]"#), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(second.version, 2)
+        let unchanged = try await feeds.write(document(#"[{"t":"b","id":2},{"id":1,"t":"A"},{"id":3,"t":"c"}]"#), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(unchanged.version, 2)
+        XCTAssertFalse(unchanged.changed, "a snapshot equal as JSON makes no version")
+
+        let answer = try json(await feeds.changes(of: id, since: 1, wait: .zero))
+        XCTAssertEqual(answer["from"] as? Int, 1)
+        XCTAssertEqual(answer["to"] as? Int, 2)
+        let rows = try XCTUnwrap(answer["rows"] as? [String: Any])
+        XCTAssertEqual(rows["inserted"] as? [Int], [2])
+        XCTAssertEqual(rows["reloaded"] as? [Int], [0])
+        XCTAssertEqual((rows["moved"] as? [[String: Int]])?.first, ["from": 1, "to": 0])
+        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero))
+        XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0, 1, 2])
+        let latest = try await feeds.latest(of: id)
+        XCTAssertEqual(try json(latest.body)["version"] as? Int, 2)
+    }
+
+    func testErrorsAreTypedAndChangeNothing() async throws {
+        let (feeds, _) = feeds()
+        let id = try FeedID("f")
+        XCTAssertThrowsError(try FeedID("a/b")) { XCTAssertEqual($0 as? FeedError, .invalidFeedID("a/b")) }
+        await assertThrows(.notFound(id)) { try await feeds.latest(of: id) }
+        await assertThrows(.conditionFailed(id, latest: nil)) { try await feeds.write(self.document("[1]"), to: id, idKey: nil, condition: .exists) }
+        _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
+        await assertThrows(.conditionFailed(id, latest: 1)) { try await feeds.write(self.document("[2]"), to: id, idKey: nil, condition: .latest(in: [7])) }
+        let matched = try await feeds.write(document("[2]"), to: id, idKey: nil, condition: .latest(in: [1]))
+        XCTAssertEqual(matched.version, 2)
+        await assertThrows(.versionAhead(id, since: 9, latest: 2)) { try await feeds.changes(of: id, since: 9, wait: .zero) }
+        do {
+            _ = try await feeds.write(document(#"{"sections":[]}"#), to: id, idKey: nil, condition: .none)
+            XCTFail("a list feed took a sectioned snapshot")
+        } catch {
+            guard case .invalidSnapshot = error as? FeedError else { return XCTFail("\(error)") }
+        }
+        let latest = try await feeds.latest(of: id)
+        XCTAssertEqual(try json(latest.body)["version"] as? Int, 2)
+    }
+
+    func testRetentionGivesVersionGoneAndKeepsTheLatest() async throws {
+        let (feeds, store) = feeds(maxVersions: 2)
+        let id = try FeedID("r")
+        for version in 1...4 { _ = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none) }
+        await assertThrows(.versionGone(id, since: 2, latest: 4)) { try await feeds.changes(of: id, since: 2, wait: .zero) }
+        XCTAssertEqual(store.statistics.versions, 2)
+        let answer = try await feeds.changes(of: id, since: 3, wait: .zero)
+        XCTAssertEqual(try json(answer)["to"] as? Int, 4)
+    }
+
+    func testANewFeedThatCannotFitIsRefusedAndNothingElseChanges() async throws {
+        let (feeds, store) = feeds(maxBytes: 20_000)
+        let small = try FeedID("small")
+        for version in 1...3 { _ = try await feeds.write(document("[\(version)]"), to: small, idKey: nil, condition: .none) }
+        let versions = store.statistics.versions
+        let huge = "[" + (0..<1500).map { #"{"id":\#($0),"t":"xxxxxxxxxx"}"# }.joined(separator: ",") + "]"
+        let hugeID = try FeedID("huge")
+        await assertThrows(.storageFull(hugeID, limit: 20_000)) { try await feeds.write(self.document(huge), to: hugeID, idKey: nil, condition: .none) }
+        XCTAssertEqual(store.statistics.versions, versions)
+        await assertThrows(.notFound(hugeID)) { try await feeds.latest(of: hugeID) }
+    }
+
+    func testALongPollIsWokenByAWriteAndByADeletion() async throws {
+        let (feeds, _) = feeds()
+        let id = try FeedID("poll")
+        _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
+        let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
+        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let started = ContinuousClock.now
+        _ = try await feeds.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
+        let woken = try await poll.value
+        XCTAssertEqual(try json(woken)["to"] as? Int, 2)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
+
+        let deleted = Task { try await feeds.changes(of: id, since: 2, wait: .seconds(30)) }
+        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await feeds.delete(id)
+        do {
+            _ = try await deleted.value
+            XCTFail("a long poll on a deleted feed answered")
+        } catch {
+            XCTAssertEqual(error as? FeedError, .notFound(id))
+        }
+        XCTAssertEqual(feeds.statistics.parkedLongPolls, 0)
+        XCTAssertEqual(feeds.statistics.bytes, 0, "a deleted feed holds nothing")
+    }
+
+    /// A version written by another process reaches the store without this core: its long
+    /// polls are woken through the store's observers all the same.
+    func testAVersionFromAnotherWriterWakesLongPolls() async throws {
+        let store = MemoryFeedStore(maxVersions: 8, maxBytes: 1 << 20)
+        let mine = Feeds(store: store, maxFeedMemory: 1 << 20)
+        let other = Feeds(store: store, maxFeedMemory: 1 << 20)
+        let id = try FeedID("shared")
+        _ = try await other.write(document("[1]"), to: id, idKey: nil, condition: .none)
+        let poll = Task { try await mine.changes(of: id, since: 1, wait: .seconds(30)) }
+        while mine.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await other.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
+        let woken = try await poll.value
+        XCTAssertEqual(try json(woken)["to"] as? Int, 2)
+        await assertThrows(.conditionFailed(id, latest: 2)) { try await mine.write(self.document("[3]"), to: id, idKey: nil, condition: .latest(in: [1])) }
+    }
+
+    func testCloseAnswersParkedLongPollsAtOnce() async throws {
+        let (feeds, _) = feeds()
+        let id = try FeedID("closing")
+        _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
+        let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
+        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        feeds.close()
+        let answered = try await poll.value
+        XCTAssertEqual(try json(answered)["to"] as? Int, 1)
+        let started = ContinuousClock.now
+        _ = try await feeds.changes(of: id, since: 1, wait: .seconds(30))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "after close, a long poll is answered at once")
+    }
+
+    private func assertThrows<Value>(
+        _ expected: FeedError, file: StaticString = #filePath, line: UInt = #line, _ body: () async throws -> Value
+    ) async {
+        do {
+            _ = try await body()
+            XCTFail("no error; expected \(expected)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error as? FeedError, expected, file: file, line: line)
+        }
+    }
+}
