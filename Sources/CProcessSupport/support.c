@@ -1,43 +1,11 @@
 #include "CProcessSupport.h"
-#include <netdb.h>
-#include <stdio.h>
 #include <string.h>
 #include <errno.h>
 #include <malloc.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
-
-int bd_http_get_status(const char *host, uint16_t port, const char *path, int timeout_seconds) {
-    struct addrinfo hints, *found = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    char service[8];
-    snprintf(service, sizeof service, "%u", (unsigned)port);
-    if (getaddrinfo(host, service, &hints, &found) != 0 || found == NULL) return -1;
-    int status = -1;
-    int fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-    if (fd >= 0) {
-        struct timeval timeout = {timeout_seconds, 0};
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-        char request[512];
-        int length = snprintf(request, sizeof request, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, host);
-        char answer[64] = {0};
-        if (connect(fd, found->ai_addr, found->ai_addrlen) == 0 && length > 0 && length < (int)sizeof request &&
-            send(fd, request, (size_t)length, MSG_NOSIGNAL) == length && recv(fd, answer, sizeof answer - 1, 0) > 12) {
-            int code = 0;
-            if (sscanf(answer, "HTTP/%*d.%*d %d", &code) == 1) status = code;
-        }
-        close(fd);
-    }
-    freeaddrinfo(found);
-    return status;
-}
 
 void bd_keep_freed_memory(void) {
     mallopt(M_MMAP_THRESHOLD, 256 << 20);

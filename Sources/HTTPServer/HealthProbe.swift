@@ -1,4 +1,4 @@
-import CProcessSupport
+import Glibc
 
 /// Asks a server for a path and reports the status code: what a container's health check needs.
 public enum HealthProbe {
@@ -10,7 +10,40 @@ public enum HealthProbe {
         case "::", "[::]": "::1"
         default: host
         }
-        let status = bd_http_get_status(target, UInt16(clamping: port), path, Int32(timeoutSeconds))
-        return status < 0 ? nil : Int(status)
+        guard let answer = exchange(host: target, port: port, request: "GET \(path) HTTP/1.0\r\nHost: \(target)\r\n\r\n", timeoutSeconds: timeoutSeconds) else {
+            return nil
+        }
+        return statusCode(of: answer)
+    }
+
+    /// The status code of a response's status line (`HTTP/1.1 200 OK`).
+    static func statusCode(of answer: [UInt8]) -> Int? {
+        let line = String(decoding: answer.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        let parts = line.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].count == 3 else { return nil }
+        return Int(parts[1])
+    }
+
+    /// Sends `request` to host:port and returns the first bytes of the answer, or `nil` when
+    /// the host cannot be reached or does not answer within `timeoutSeconds`.
+    private static func exchange(host: String, port: Int, request: String, timeoutSeconds: Int) -> [UInt8]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return nil }
+        defer { freeaddrinfo(found) }
+        let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { return nil }
+        let bytes = Array(request.utf8)
+        guard send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
+        var answer = [UInt8](repeating: 0, count: 64)
+        let received = recv(socket, &answer, answer.count, 0)
+        return received > 0 ? Array(answer.prefix(received)) : nil
     }
 }

@@ -3,10 +3,6 @@
 #include <stdint.h>
 
 /* What a server process needs from the C library beyond libmicrohttpd. */
-/// Sends `GET path` to host:port over HTTP/1.0 and returns the response's status code,
-/// or -1 when there is no answer within `timeout_seconds`.
-int bd_http_get_status(const char *host, uint16_t port, const char *path, int timeout_seconds);
-
 /// Keeps freed memory for reuse instead of returning each large block to the kernel, so
 /// big requests do not fault their memory in again every time.
 void bd_keep_freed_memory(void);
