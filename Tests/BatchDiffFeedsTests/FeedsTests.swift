@@ -91,7 +91,7 @@ final class FeedsTests: XCTestCase {
         let id = try FeedID("poll")
         _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
         let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
-        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntilParked(feeds)
         let started = ContinuousClock.now
         _ = try await feeds.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
         let woken = try await poll.value
@@ -99,7 +99,7 @@ final class FeedsTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
 
         let deleted = Task { try await feeds.changes(of: id, since: 2, wait: .seconds(30)) }
-        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntilParked(feeds)
         try await feeds.delete(id)
         do {
             _ = try await deleted.value
@@ -120,7 +120,7 @@ final class FeedsTests: XCTestCase {
         let id = try FeedID("shared")
         _ = try await other.write(document("[1]"), to: id, idKey: nil, condition: .none)
         let poll = Task { try await mine.changes(of: id, since: 1, wait: .seconds(30)) }
-        while mine.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntilParked(mine)
         _ = try await other.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
         let woken = try await poll.value
         XCTAssertEqual(try json(woken)["to"] as? Int, 2)
@@ -132,13 +132,18 @@ final class FeedsTests: XCTestCase {
         let id = try FeedID("closing")
         _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
         let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
-        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntilParked(feeds)
         feeds.close()
         let answered = try await poll.value
         XCTAssertEqual(try json(answered)["to"] as? Int, 1)
         let started = ContinuousClock.now
         _ = try await feeds.changes(of: id, since: 1, wait: .seconds(30))
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "after close, a long poll is answered at once")
+    }
+
+    /// Returns once a long poll is parked on `feeds`.
+    private func waitUntilParked(_ feeds: Feeds) async throws {
+        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
     }
 
     private func assertThrows<Value>(
