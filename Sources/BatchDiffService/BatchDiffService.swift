@@ -1,7 +1,6 @@
 import BatchDiff
 import BatchDiffFeeds
 import BatchDiffJSON
-import Dispatch
 import HTTPServer
 import Logging
 
@@ -42,7 +41,7 @@ public final class BatchDiffService: Sendable {
         case (.metrics, _):
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
         case (.diff, _):
-            offloaded(request) { service, request throws(Problem) in try service.diff(request) }
+            diffReply(request)
         case (.feeds, _):
             answeredLater { service throws(Problem) in try await service.listFeeds() }
         case (.feed(let id), "PUT"):
@@ -133,19 +132,17 @@ public final class BatchDiffService: Sendable {
     /// free for the quick requests of everyone else.
     private static let offloadedBodySize = 256 << 10
 
-    /// Answers `request` with `respond`, on a worker thread when its body is large.
-    private func offloaded(
-        _ request: HTTPRequest, _ respond: @escaping @Sendable (BatchDiffService, HTTPRequest) throws(Problem) -> HTTPResponse
-    ) -> HTTPReply {
-        let answer = { @Sendable () -> HTTPResponse in
+    /// `POST /diff`: a small body is answered at once on the server's thread; a large one
+    /// on a worker, like the feed core's diffs.
+    private func diffReply(_ request: HTTPRequest) -> HTTPReply {
+        guard request.body.count >= Self.offloadedBodySize else {
             do {
-                return try respond(self, request)
+                return .now(try diff(request))
             } catch {
-                return error.response
+                return .now(error.response)
             }
         }
-        guard request.body.count >= Self.offloadedBodySize else { return .now(answer()) }
-        return .later { pending in DispatchQueue.global().async { pending.send(answer()) } }
+        return answeredLater { service throws(Problem) in try await Workers.run { () throws(Problem) in try service.diff(request) } }
     }
 
     /// Writes need the write token when one is configured, else the read token if that is.
