@@ -12,27 +12,26 @@ struct Problem: Error {
     /// Extra response headers (`Allow` for 405).
     var headers: [(name: String, value: String)] = []
     /// Extra members, written as given (e.g. `latest` for 410).
-    var extraMembers: [(name: String, value: Int)] = []
+    var extraMembers: [(name: StaticString, value: Int)] = []
 
     var response: HTTPResponse {
         var output = JSONOutput()
-        output.raw("{\"type\":")
-        output.string("urn:batchdiff:\(code)")
-        output.raw(",\"title\":")
-        output.string(title)
-        output.raw(",\"status\":")
-        output.integer(status)
-        output.raw(",\"detail\":")
-        output.string(detail)
-        output.raw(",\"code\":")
-        output.string(code)
-        for member in extraMembers {
-            output.raw(",")
-            output.string(member.name)
-            output.raw(":")
-            output.integer(member.value)
+        output.object { output in
+            output.key("type")
+            output.string("urn:batchdiff:\(code)")
+            output.key("title")
+            output.string(title)
+            output.key("status")
+            output.integer(status)
+            output.key("detail")
+            output.string(detail)
+            output.key("code")
+            output.string(code)
+            for member in extraMembers {
+                output.key(member.name)
+                output.integer(member.value)
+            }
         }
-        output.raw("}")
         return HTTPResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: output.bytes)
     }
 }

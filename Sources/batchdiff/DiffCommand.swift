@@ -33,7 +33,7 @@ struct DiffCommand: ParsableCommand {
             let batch = try JSONBatch(from: oldCollection, to: newCollection, options: DiffOptions(allowsMoves: !noMoves))
             var output = JSONOutput()
             output.batch(batch)
-            output.raw("\n")
+            output.newline()
             FileHandle.standardOutput.write(Data(output.bytes))
         } catch {
             throw CommandFailure("\(error)")
