@@ -23,56 +23,38 @@ public final class BatchDiffService: Sendable {
 
     /// Decides about a request from its head: refused (no such route, a method the route
     /// does not answer, a missing or wrong token, a body that is not JSON), or accepted with
-    /// what answers it once its body is read.
+    /// what answers it once its body is read (``endpoints``).
     public func admit(_ request: HTTPRequest) -> HTTPAdmission {
         do {
-            let route = try self.route(of: request)
-            return .accepted { [self] request in respond(to: request, on: route) }
+            let (endpoint, parameters) = try endpoint(of: request)
+            return .accepted { [self] request in reply(to: request, with: endpoint.answer, parameters) }
         } catch {
             return .refused(error.response)
         }
     }
 
-    /// Answers a whole request that ``admit(_:)`` accepted for `route`.
-    private func respond(to request: HTTPRequest, on route: Route) -> HTTPReply {
-        switch (route, request.method) {
-        case (.health, _):
-            .now(.json(200, Array(#"{"status":"ok"}"#.utf8)))
-        case (.metrics, _):
-            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(renderMetrics().utf8)))
-        case (.diff, _):
-            diffReply(request)
-        case (.feeds, _):
-            answeredLater { service throws(Problem) in try await service.listFeeds() }
-        case (.feed(let id), "PUT"):
-            answeredLater { service throws(Problem) in try await service.putFeed(id, request) }
-        case (.feed(let id), "DELETE"):
-            answeredLater { service throws(Problem) in try await service.deleteFeed(id) }
-        case (.feed(let id), _):
-            answeredLater { service throws(Problem) in try await service.getFeed(id, request) }
-        case (.changes(let id), _):
-            answeredLater { service throws(Problem) in try await service.changes(id, request) }
+    /// Answers a whole request that ``admit(_:)`` accepted.
+    private func reply(to request: HTTPRequest, with answer: Endpoint.Answer, _ parameters: PathParameters) -> HTTPReply {
+        switch answer {
+        case .now(let answer):
+            do {
+                return .now(try answer(self, request, parameters))
+            } catch {
+                return .now(error.response)
+            }
+        case .computed(let answer) where request.body.count < Self.offloadedBodySize:
+            do {
+                return .now(try answer(self, request))
+            } catch {
+                return .now(error.response)
+            }
+        case .computed(let answer):
+            return answeredLater { service throws(Problem) in
+                try await Workers.run { () throws(Problem) in try answer(service, request) }
+            }
+        case .task(let answer):
+            return answeredLater { service throws(Problem) in try await answer(service, request, parameters) }
         }
-    }
-
-    /// The route of a request the service takes, checked from the request's head: a known
-    /// route (404), a method it answers (405), the token it needs (401, 403), and for a
-    /// body it reads, a JSON content type (415).
-    private func route(of request: HTTPRequest) throws(Problem) -> Route {
-        guard let route = Route(path: request.path) else { throw Problem.notFound(request.path) }
-        guard route.methods.contains(request.method) else {
-            throw Problem.methodNotAllowed(request.method, request.path, allowed: route.methods)
-        }
-        switch (route, request.method) {
-        case (.health, _), (.metrics, _):
-            break
-        case (.feed, "PUT"), (.feed, "DELETE"):
-            try authorizeWrite(request)
-        default:
-            try authorizeRead(request)
-        }
-        if route.readsBody(of: request.method) { try checkContentType(request) }
-        return route
     }
 
     /// The answer to requests the server refuses by itself.
@@ -85,10 +67,9 @@ public final class BatchDiffService: Sendable {
 
     /// Records a finished request: one log line and the metrics (never the body).
     public func observe(_ exchange: HTTPExchange) {
-        let route = Route(path: exchange.path)
         // Labels come from fixed sets: a client cannot add series or break the page.
         let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
-        metrics.record(route: route?.label ?? "other", method: method, status: exchange.status, seconds: exchange.seconds,
+        metrics.record(route: Self.routeLabel(of: exchange.path), method: method, status: exchange.status, seconds: exchange.seconds,
                        bytesIn: exchange.bytesIn, bytesOut: exchange.bytesOut)
         // The path is logged escaped: a decoded %0A cannot forge a log line.
         let path = exchange.path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? exchange.path.debugDescription : exchange.path
@@ -102,9 +83,10 @@ public final class BatchDiffService: Sendable {
         feeds.close()
     }
 
-    private func renderMetrics() -> String {
+    /// `GET /metrics`: the Prometheus text of the service's metrics.
+    func metricsAnswer() -> HTTPResponse {
         let statistics = feeds.statistics
-        return metrics.render(counters: [
+        let text = metrics.render(counters: [
             ("batchdiff_feed_answers_computed_total", "changes?since= answers computed by a diff.", statistics.answersComputed),
             ("batchdiff_feed_answers_reused_total", "changes?since= answers served from one already computed.", statistics.answersReused),
         ], gauges: [
@@ -113,6 +95,7 @@ public final class BatchDiffService: Sendable {
             ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", statistics.bytes),
             ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", statistics.parkedLongPolls),
         ])
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
     }
 
     /// Answers a request with `answer`, run as a task off the server's threads.
@@ -132,26 +115,13 @@ public final class BatchDiffService: Sendable {
     /// free for the quick requests of everyone else.
     private static let offloadedBodySize = 256 << 10
 
-    /// `POST /diff`: a small body is answered at once on the server's thread; a large one
-    /// on a worker, like the feed core's diffs.
-    private func diffReply(_ request: HTTPRequest) -> HTTPReply {
-        guard request.body.count >= Self.offloadedBodySize else {
-            do {
-                return .now(try diff(request))
-            } catch {
-                return .now(error.response)
-            }
-        }
-        return answeredLater { service throws(Problem) in try await Workers.run { () throws(Problem) in try service.diff(request) } }
-    }
-
     /// Writes need the write token when one is configured, else the read token if that is.
-    private func authorizeWrite(_ request: HTTPRequest) throws(Problem) {
+    func authorizeWrite(_ request: HTTPRequest) throws(Problem) {
         try authorize(request, tokens: [configuration.writeToken ?? configuration.readToken])
     }
 
     /// Reads need a token only when a read token is configured; the write token also reads.
-    private func authorizeRead(_ request: HTTPRequest) throws(Problem) {
+    func authorizeRead(_ request: HTTPRequest) throws(Problem) {
         guard configuration.readToken != nil else { return }
         try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
     }
@@ -170,7 +140,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// A body is JSON: `application/json`, a `+json` type, or no type at all.
-    private func checkContentType(_ request: HTTPRequest) throws(Problem) {
+    static func checkContentType(_ request: HTTPRequest) throws(Problem) {
         guard let contentType = request.header("content-type") else { return }
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
@@ -178,7 +148,7 @@ public final class BatchDiffService: Sendable {
         }
     }
 
-    /// The body as a JSON document (its content type is checked by ``route(of:)``).
+    /// The body as a JSON document (its content type is checked by ``endpoint(of:)``).
     static func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
         do {
             return try JSONDocument(bytes: request.body)

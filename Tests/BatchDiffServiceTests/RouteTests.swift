@@ -124,9 +124,10 @@ final class RouteTests: ServerTestCase {
     // MARK: Errors
 
     func testUnknownRouteIs404() throws {
-        for path in ["/", "/nope", "/healthz/x", "/feeds/a/b", "/feeds/a/changes/x", "/diff/"] {
+        for path in ["/", "/nope", "/healthz/", "/healthz/x", "/feeds/a/b", "/feeds/a/changes/", "/feeds/a/changes/x", "/diff/", "/feeds//"] {
             assertProblem(try client.get(path), 404, "not_found")
         }
+        XCTAssertEqual((assertJSON(try client.get("/feeds/"))["feeds"] as? [Any])?.count, 0, "/feeds/ is the list of feeds")
         assertProblem(try client.get("/feeds/never-stored"), 404, "feed_not_found")
         assertProblem(try client.get("/feeds/never-stored/changes?since=0"), 404, "feed_not_found")
     }
