@@ -31,7 +31,7 @@ public final class HTTPServer: Sendable {
         observer: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         lifecycle = RequestLifecycle(
-            bodyLimit: configuration.bodyLimit, headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
+            bodyLimit: configuration.bodyLimit, connectionLimit: configuration.connectionLimit, headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
             admit: admit, refusal: refusal, observer: observer
         )
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)

@@ -27,23 +27,19 @@ public enum HealthProbe {
     /// Sends `request` to host:port and returns the first bytes of the answer, or `nil` when
     /// the host cannot be reached or does not answer within `timeoutSeconds`.
     private static func exchange(host: String, port: Int, request: String, timeoutSeconds: Int) -> [UInt8]? {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return nil }
-        defer { freeaddrinfo(found) }
-        let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
-        guard socket >= 0 else { return nil }
-        defer { close(socket) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { return nil }
-        let bytes = Array(request.utf8)
-        guard send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
-        var answer = [UInt8](repeating: 0, count: 64)
-        let received = recv(socket, &answer, answer.count, 0)
-        return received > 0 ? Array(answer.prefix(received)) : nil
+        try? withResolvedAddress(host: host, port: port, forListening: false) { address -> [UInt8]? in
+            let socket = Glibc.socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            guard socket >= 0 else { return nil }
+            defer { close(socket) }
+            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            guard connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else { return nil }
+            let bytes = Array(request.utf8)
+            guard send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
+            var answer = [UInt8](repeating: 0, count: 64)
+            let received = recv(socket, &answer, answer.count, 0)
+            return received > 0 ? Array(answer.prefix(received)) : nil
+        } ?? nil
     }
 }

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
 import Foundation
+import Glibc
 import Synchronization
 
 // Every unsafe pointer and C callback of the server lives in this file: libmicrohttpd's
@@ -9,12 +10,18 @@ import Synchronization
 /// A libmicrohttpd connection handle, valid while its request is being served.
 struct Connection: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The daemon's guard, which watches this connection's deadline.
+    let connections: ConnectionGuard
 
     func suspend() { MHD_suspend_connection(pointer) }
 
     /// Gives the connection `seconds` from now to send what it must (a body, the next
     /// request's headers) before it is shut down; 0: no deadline.
-    func setDeadline(seconds: Int) { bd_connection_deadline(pointer, UInt32(seconds)) }
+    func setDeadline(seconds: Int) {
+        // The guard's token for the connection is its socket context (see `connectionNotified`).
+        guard let context = bd_connection_info(pointer, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context else { return }
+        connections.setDeadline(Int(bitPattern: context), seconds: seconds)
+    }
     func resume() { MHD_resume_connection(pointer) }
 
     /// The request headers by lowercased name; repeated lines of one header are joined
@@ -65,36 +72,48 @@ struct Daemon: @unchecked Sendable {
     let lifecycle: Unmanaged<RequestLifecycle>
 
     /// Starts a daemon that hands every request to `lifecycle`, which it keeps alive until
-    /// ``stop()``.
+    /// ``stop()``: an epoll thread pool that allows suspending connections and quiescing.
     static func start(_ configuration: HTTPServerConfiguration, lifecycle: RequestLifecycle) throws -> Daemon {
         try configuration.validate()
-        var error = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passRetained(lifecycle)
-        let daemon = configuration.host.withCString { host in
-            var config = bd_daemon_config(
-                host: host, port: UInt16(configuration.port), threads: UInt32(configuration.threads),
-                connection_limit: UInt32(configuration.connectionLimit),
-                connection_timeout: UInt32(configuration.connectionTimeout),
-                header_timeout: UInt32(configuration.headerTimeout),
-                connection_memory_limit: configuration.headerMemoryLimit
+        let daemon = try withResolvedAddress(host: configuration.host, port: configuration.port, forListening: true) { address in
+            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+            if address.pointee.ai_family == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
+            let options = [
+                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(address.pointee.ai_addr)),
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil),
+                // The gate refuses first; libmicrohttpd's own limit only backs it up.
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit + 64, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
+                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+            ]
+            let opaque = context.toOpaque()
+            return bd_start_daemon(
+                UInt32(flags), UInt16(configuration.port), acceptPolicy, opaque, accessHandler, opaque, requestCompleted, opaque,
+                connectionNotified, opaque, unescape, nil, options
             )
-            return bd_start_daemon(&config, accessHandler, context.toOpaque(), requestCompleted, context.toOpaque(), &error, error.count)
         }
         guard let daemon else {
             context.release()
-            throw HTTPServerError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw HTTPServerError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not allowed)")
         }
+        lifecycle.connections.start()
         return Daemon(pointer: daemon, lifecycle: context)
     }
 
-    var port: Int { Int(bd_daemon_port(pointer)) }
+    var port: Int { Int(bd_daemon_info(pointer, .DAEMON_INFO_BIND_PORT)?.pointee.port ?? 0) }
 
     /// Stops accepting connections; those open are served on.
-    func quiesce() { bd_quiesce_daemon(pointer) }
+    func quiesce() {
+        let socket = MHD_quiesce_daemon(pointer)
+        if socket != MHD_INVALID_SOCKET { close(socket) }
+    }
 
     /// Stops the daemon; call once.
     func stop() {
-        bd_stop_daemon(pointer)
+        lifecycle.takeUnretainedValue().connections.stop()
+        MHD_stop_daemon(pointer)
         lifecycle.release()
     }
 }
@@ -132,7 +151,7 @@ final class RequestState {
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
     let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
-    let connectionHandle = Connection(pointer: connection)
+    let connectionHandle = Connection(pointer: connection, connections: lifecycle.connections)
     guard let existing = requestContext.pointee else {
         let path = HTTPRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
         let state = RequestState(method: method.map { String(cString: $0) } ?? "", path: path)
@@ -158,8 +177,35 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
-    if let connection { Connection(pointer: connection).setDeadline(seconds: lifecycle.headerTimeout) }
+    if let connection { Connection(pointer: connection, connections: lifecycle.connections).setDeadline(seconds: lifecycle.headerTimeout) }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
     lifecycle.complete(state)
+}
+
+private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+    guard let cls else { return .NO }
+    return Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().connections.admitsConnection ? .YES : .NO
+}
+
+/// Counts and watches connections; a connection's token in the guard is its socket context.
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    let connections = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().connections
+    if code == .CONNECTION_NOTIFY_STARTED {
+        guard let connection, let socket = bd_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd else { return }
+        socketContext.pointee = UnsafeMutableRawPointer(bitPattern: connections.started(socket: socket))
+    } else {
+        connections.closed(socketContext.pointee.map { Int(bitPattern: $0) })
+        socketContext.pointee = nil
+    }
+}
+
+/// Percent-decodes a path or query argument in place (``PercentDecoding``).
+private let unescape: bd_unescape_callback = { _, _, text in
+    guard let text else { return 0 }
+    var bytes = UnsafeMutableBufferPointer(start: UnsafeMutableRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
+    let count = PercentDecoding.decode(&bytes)
+    text[count] = 0
+    return count
 }

@@ -11,6 +11,8 @@ final class RequestLifecycle: Sendable {
     /// Seconds a connection has for a request's headers, and then for its body.
     let headerTimeout: Int
     let bodyTimeout: Int
+    /// The accept gate and the deadlines of the daemon's connections.
+    let connections: ConnectionGuard
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
     /// Requests parked and not completed yet, so that none outlives the daemon; closed
@@ -23,11 +25,12 @@ final class RequestLifecycle: Sendable {
     }
 
     init(
-        bodyLimit: Int, headerTimeout: Int, bodyTimeout: Int, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
+        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.bodyLimit = bodyLimit
         self.headerTimeout = headerTimeout
+        connections = ConnectionGuard(limit: connectionLimit, headerTimeout: headerTimeout)
         self.bodyTimeout = bodyTimeout
         self.admit = admit
         self.refusal = refusal

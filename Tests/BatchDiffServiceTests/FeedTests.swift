@@ -335,5 +335,8 @@ final class FeedTests: ServerTestCase {
         XCTAssertEqual(feed["data"].map(canonicalJSON), "[1]")
         // Other escapes are still decoded.
         XCTAssertEqual(try client.get("/feeds/%76ictim").status, 200)
+        XCTAssertEqual(try client.get("/feeds/victi%6d/changes?since=%31").status, 200, "lowercase hex, and in the query")
+        assertProblem(try client.get("/feeds/victim%7"), 400, "invalid_feed_id")
+        assertProblem(try client.get("/feeds/victim%zz"), 400, "invalid_feed_id")
     }
 }
