@@ -12,6 +12,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // The differ: batch types, matching, moves, apply. Knows nothing of JSON or HTTP.
@@ -21,8 +24,12 @@ let package = Package(
         // Reading collections from JSON, fingerprints, writing batches.
         .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
         // The feed core: feeds, versions, retention, answers kept, long polls, and the
-        // store protocol with the in-memory store. Knows nothing of HTTP.
-        .target(name: "BatchDiffFeeds", dependencies: ["BatchDiff", "BatchDiffJSON"]),
+        // store protocol with the in-memory store. Knows nothing of HTTP; records its
+        // metrics through swift-metrics.
+        .target(
+            name: "BatchDiffFeeds",
+            dependencies: ["BatchDiff", "BatchDiffJSON", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -30,17 +37,22 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
-        // What a server process needs from the C library: signals, limits, a health probe.
-        .target(name: "CProcessSupport"),
+        // glibc's allocator settings (mallopt), which the Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", "CProcessSupport"]
+            dependencies: ["CMicroHTTPDShim", "CMalloc"]
         ),
-        // The service: routes, feed store, long poll, metrics, problem documents.
+        // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
             name: "BatchDiffService",
-            dependencies: ["BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         .executableTarget(
             name: "batchdiff",
@@ -48,6 +60,8 @@ let package = Package(
                 "BatchDiffService", "BatchDiffJSON", "BatchDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),

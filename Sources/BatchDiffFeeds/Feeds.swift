@@ -1,6 +1,5 @@
 import BatchDiff
 import BatchDiffJSON
-import Synchronization
 
 /// The feed core: versioned snapshots of collections, the batch between any retained
 /// version and the latest, answers kept and shared, and long polls (docs/feeds.md).
@@ -14,8 +13,7 @@ public final class Feeds: Sendable {
     private let answers = AnswerCache()
     private let longPolls = LongPolls()
     private let maxBytes: Int
-    private let computed = Atomic<Int>(0)
-    private let reused = Atomic<Int>(0)
+    private let metrics = FeedMetrics()
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
     /// stay within `maxFeedMemory` bytes, answers being dropped first.
@@ -60,7 +58,7 @@ public final class Feeds: Sendable {
             let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: snapshot, over: base, to: id) }
             if answers.bytes + store.bytesInMemory + snapshot.byteEstimate > maxBytes { answers.removeAll() }
             guard try await store.append(snapshot, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
-            computed.add(1, ordering: .relaxed)
+            metrics.answersComputed.increment()
             answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: previous, latest: previous + 1))
             boundAnswers()
             return FeedWrite(version: previous + 1, changed: true, body: made.write)
@@ -124,9 +122,9 @@ public final class Feeds: Sendable {
             }
         }
         if wasReused {
-            reused.add(1, ordering: .relaxed)
+            metrics.answersReused.increment()
         } else {
-            computed.add(1, ordering: .relaxed)
+            metrics.answersComputed.increment()
             boundAnswers()
         }
         return answer
@@ -147,14 +145,19 @@ public final class Feeds: Sendable {
         longPolls.close()
     }
 
-    /// What the feeds hold and how their questions were answered.
+    /// What the feeds hold now.
     public var statistics: FeedStatistics {
         let stored = store.statistics
         return FeedStatistics(
             feeds: stored.feeds, versions: stored.versions, bytes: stored.bytesInMemory + answers.bytes,
-            parkedLongPolls: longPolls.count,
-            answersComputed: computed.load(ordering: .relaxed), answersReused: reused.load(ordering: .relaxed)
+            parkedLongPolls: longPolls.count
         )
+    }
+
+    /// Records the gauges of what the feeds hold (``statistics``) through swift-metrics; a
+    /// metrics page calls it before it is read. Counters are recorded as things happen.
+    public func recordGauges() {
+        metrics.record(statistics)
     }
 
     /// Drops the answers kept once they and the store pass the memory feeds may hold.
@@ -179,7 +182,7 @@ public struct FeedDocument: Sendable {
     public var body: [UInt8]
 }
 
-/// What the feeds hold and how their `changes` questions were answered.
+/// What the feeds hold.
 public struct FeedStatistics: Sendable {
     public var feeds: Int
     /// Versions retained across feeds.
@@ -187,8 +190,4 @@ public struct FeedStatistics: Sendable {
     /// Bytes held in this process's memory, estimated: the store's and the answers kept.
     public var bytes: Int
     public var parkedLongPolls: Int
-    /// `changes` answers made by a diff.
-    public var answersComputed: Int
-    /// `changes` answers served from one already made.
-    public var answersReused: Int
 }

@@ -3,18 +3,27 @@ import BatchDiffFeeds
 import BatchDiffJSON
 import HTTPServer
 import Logging
+import Metrics
+import Prometheus
 
 /// The BatchDiff service: `POST /diff`, feeds with long polls, health and metrics, every
 /// error a problem document. Thread-safe: the server calls it from all its threads.
 public final class BatchDiffService: Sendable {
     let configuration: ServiceConfiguration
     let feeds: Feeds
-    private let metrics = Metrics()
     private let logger: Logger
+    /// Where the process's metrics are kept, for the `/metrics` page (``prometheusFactory(registry:)``).
+    private let metricsRegistry: PrometheusCollectorRegistry
+    private let receivedBytes = Counter(label: "batchdiff_received_bytes_total")
+    private let sentBytes = Counter(label: "batchdiff_sent_bytes_total")
+    private let latency = Metrics.Timer(label: "batchdiff_request_duration_seconds")
 
-    public init(configuration: ServiceConfiguration, logger: Logger) {
+    /// A service that records its metrics through swift-metrics (bootstrap it with
+    /// ``prometheusFactory(registry:)`` first) and shows those of `metricsRegistry` on `/metrics`.
+    public init(configuration: ServiceConfiguration, logger: Logger, metricsRegistry: PrometheusCollectorRegistry) {
         self.configuration = configuration
         self.logger = logger
+        self.metricsRegistry = metricsRegistry
         feeds = Feeds(
             store: MemoryFeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory),
             maxFeedMemory: configuration.maxFeedMemory
@@ -69,8 +78,12 @@ public final class BatchDiffService: Sendable {
     public func observe(_ exchange: HTTPExchange) {
         // Labels come from fixed sets: a client cannot add series or break the page.
         let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
-        metrics.record(route: Self.routeLabel(of: exchange.path), method: method, status: exchange.status, seconds: exchange.seconds,
-                       bytesIn: exchange.bytesIn, bytesOut: exchange.bytesOut)
+        Counter(label: "batchdiff_requests_total", dimensions: [
+            ("route", Self.routeLabel(of: exchange.path)), ("method", method), ("status", String(exchange.status)),
+        ]).increment()
+        latency.recordNanoseconds(Int64(exchange.seconds * 1e9))
+        receivedBytes.increment(by: exchange.bytesIn)
+        sentBytes.increment(by: exchange.bytesOut)
         // The path is logged escaped: a decoded %0A cannot forge a log line.
         let path = exchange.path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? exchange.path.debugDescription : exchange.path
         logger.info("\(method) \(path) \(exchange.status) \(Int(exchange.seconds * 1e6))us in=\(exchange.bytesIn) out=\(exchange.bytesOut)")
@@ -83,19 +96,25 @@ public final class BatchDiffService: Sendable {
         feeds.close()
     }
 
-    /// `GET /metrics`: the Prometheus text of the service's metrics.
+    /// `GET /metrics`: the Prometheus text of the process's metrics, the feeds' gauges
+    /// recorded just before.
     func metricsAnswer() -> HTTPResponse {
-        let statistics = feeds.statistics
-        let text = metrics.render(counters: [
-            ("batchdiff_feed_answers_computed_total", "changes?since= answers computed by a diff.", statistics.answersComputed),
-            ("batchdiff_feed_answers_reused_total", "changes?since= answers served from one already computed.", statistics.answersReused),
-        ], gauges: [
-            ("batchdiff_feeds", "Feeds held.", statistics.feeds),
-            ("batchdiff_feed_versions", "Versions retained across feeds.", statistics.versions),
-            ("batchdiff_feed_bytes", "Bytes held by feeds, estimated.", statistics.bytes),
-            ("batchdiff_long_polls_parked", "Long polls waiting for a new version.", statistics.parkedLongPolls),
-        ])
-        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(text.utf8))
+        feeds.recordGauges()
+        var text: [UInt8] = []
+        metricsRegistry.emit(into: &text)
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: text)
+    }
+
+    /// The swift-metrics factory to bootstrap for a service that shows `registry` on
+    /// `/metrics`: Prometheus, with request latency buckets from 0.5 ms to 60 s.
+    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["batchdiff_request_duration_seconds"] = [
+            .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+            .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+        ]
+        return factory
     }
 
     /// Answers a request with `answer`, run as a task off the server's threads.

@@ -1,17 +1,30 @@
-import CProcessSupport
+import CMalloc
+import Glibc
 
 /// Process-wide setup for a server of many connections and large requests.
 public enum ProcessSetup {
-    /// Keeps freed memory for reuse rather than returning large blocks to the kernel.
-    public static func keepFreedMemory() { bd_keep_freed_memory() }
+    /// Keeps freed memory for reuse instead of returning each large block to the kernel, so
+    /// big requests do not fault their memory in again every time.
+    public static func keepFreedMemory() {
+        mallopt(M_MMAP_THRESHOLD, 256 << 20)
+        mallopt(M_TRIM_THRESHOLD, 512 << 20)
+    }
 
-    /// Catches SIGTERM and SIGINT from now on (a container stop sends SIGTERM to PID 1, which
-    /// has no default action for it), and ignores SIGPIPE.
-    public static func catchStopSignals() { bd_catch_stop_signals() }
+    /// Ignores SIGPIPE: a client that goes away mid-answer is the server's business, not a
+    /// reason for the process to die.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
 
-    /// Blocks until SIGTERM or SIGINT arrives.
-    public static func waitForStopSignal() { bd_wait_for_stop_signal() }
+    /// Raises the soft limit of open files to the hard limit: every connection, parked long
+    /// polls included, holds one.
+    public static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+    }
 
-    /// Allows as many open files (connections) as the system lets this process have.
-    public static func raiseOpenFileLimit() { bd_raise_open_file_limit() }
+    /// RLIMIT_NOFILE as getrlimit(2) takes it (Glibc imports the resource as an enum).
+    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 }

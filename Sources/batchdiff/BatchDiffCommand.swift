@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct BatchDiffCommand: ParsableCommand {
+struct BatchDiffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batchdiff",
         abstract: "Batch updates for UITableView and UICollectionView, computed on the server.",

@@ -3,9 +3,12 @@ import BatchDiffService
 import Foundation
 import HTTPServer
 import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
 
 /// `batchdiff serve`: runs the HTTP server until SIGTERM or SIGINT.
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the HTTP server. Every flag can also be set with the environment variable shown."
@@ -64,7 +67,7 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let level = Logger.Level(rawValue: logLevel)!
         LoggingSystem.bootstrap { label in
             var handler = BufferedLogHandler(label: label)
@@ -72,8 +75,11 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "batchdiff")
+        let metricsRegistry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(BatchDiffService.prometheusFactory(registry: metricsRegistry))
         ProcessSetup.keepFreedMemory()
         ProcessSetup.raiseOpenFileLimit()
+        ProcessSetup.ignoreBrokenPipes()
 
         var service = ServiceConfiguration()
         service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
@@ -81,7 +87,7 @@ struct ServeCommand: ParsableCommand {
         service.maxVersionsPerFeed = maxVersions
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
-        let batchDiff = BatchDiffService(configuration: service, logger: logger)
+        let batchDiff = BatchDiffService(configuration: service, logger: logger, metricsRegistry: metricsRegistry)
 
         var http = HTTPServerConfiguration()
         http.host = address.host
@@ -93,24 +99,29 @@ struct ServeCommand: ParsableCommand {
         http.bodyTimeout = bodyTimeout
         http.threads = threads
 
-        ProcessSetup.catchStopSignals()
-
-        let server: HTTPServer
+        let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
+        let server = HTTPServerService(
+            configuration: http, service: batchDiff, grace: .seconds(shutdownGrace), logger: logger
+        ) { [address, threads] port in
+            print("batchdiff listening on http://\(shownHost):\(port)")
+            fflush(nil)
+            logger.notice("listening", metadata: ["host": "\(address.host)", "port": "\(port)", "threads": "\(threads)"])
+        }
+        // The group traps SIGTERM and SIGINT before it starts the server, so a signal sent
+        // once "listening" is printed always stops it gracefully.
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        // The server bounds its own shutdown by the grace period; this is a backstop.
+        group.maximumGracefulShutdownDuration = .seconds(shutdownGrace + 5)
         do {
-            server = try HTTPServer(
-                configuration: http, admit: batchDiff.admit, refusal: batchDiff.refusal, observer: batchDiff.observe
-            )
+            try await ServiceGroup(configuration: group).run()
         } catch {
+            BufferedLogHandler.sink.flush()
             throw CommandFailure("\(error)")
         }
-        let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
-        print("batchdiff listening on http://\(shownHost):\(server.port)")
-        fflush(nil)
-        logger.notice("listening", metadata: ["host": "\(address.host)", "port": "\(server.port)", "threads": "\(threads)"])
-
-        ProcessSetup.waitForStopSignal()
-        logger.notice("shutting down: finishing requests in flight")
-        server.shutdown(grace: .seconds(shutdownGrace), release: batchDiff.releaseParkedRequests)
         logger.notice("stopped")
         BufferedLogHandler.sink.flush()
     }

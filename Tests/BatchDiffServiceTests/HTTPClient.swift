@@ -266,10 +266,11 @@ struct HTTPClient: Sendable {
         try request("POST", path, body: bytes, headers: headers)
     }
 
-    /// The value of the unlabelled metric `name` on `/metrics`, or nil when it is missing.
+    /// The value of the unlabelled metric `name` on `/metrics` (gauges are written as
+    /// decimals, `3.0`), or nil when it is missing or not a whole number.
     func metric(_ name: String, timeout: Double = 10) throws -> Int? {
         let line = try get("/metrics", timeout: timeout).text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.flatMap { Int(exactly: $0) }
     }
 
     /// Opens a connection, for raw (hostile) use.
