@@ -46,7 +46,7 @@ let package = Package(
         ),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
-            name: "BatchDiffService",
+            name: "BatchDiffEndpoints",
             dependencies: [
                 "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "batchdiff",
             dependencies: [
-                "BatchDiffService", "BatchDiffJSON", "BatchDiff",
+                "BatchDiffEndpoints", "BatchDiffJSON", "BatchDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,4 +1,4 @@
-import BatchDiffService
+import BatchDiffEndpoints
 import Dispatch
 import HTTPServer
 import Logging

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BatchDiffService
+import BatchDiffEndpoints
 import Foundation
 import HTTPServer
 import Logging
