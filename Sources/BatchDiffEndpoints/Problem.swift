@@ -91,7 +91,7 @@ extension Problem {
 
     static func versionGone(feed: String, since: Int, latest: Int) -> Problem {
         Problem(status: 410, code: "version_gone", title: "Version no longer retained",
-                detail: "version \(since) of feed \(feed) is no longer retained; fetch the whole feed (latest is \(latest))",
+                detail: "version \(since) of feed \(feed) is not retained (an old version, one of an earlier series, or newer than the latest); fetch the whole feed (latest is \(latest))",
                 extraMembers: [("latest", latest)])
     }
 

@@ -7,10 +7,9 @@ public enum FeedError: Error, Sendable, Equatable {
     case invalidFeedID(String)
     /// No feed of that id.
     case notFound(FeedID)
-    /// `since` names a version no longer retained.
+    /// `since` names a version this feed no longer retains, of an earlier series (before a
+    /// deletion or a restart), or newer than the latest (docs/feeds.md §2).
     case versionGone(FeedID, since: Int, latest: Int)
-    /// `since` names a version newer than the latest.
-    case versionAhead(FeedID, since: Int, latest: Int)
     /// The write's ``WriteCondition`` does not hold; `latest` is `nil` when the feed does
     /// not exist.
     case conditionFailed(FeedID, latest: Int?)

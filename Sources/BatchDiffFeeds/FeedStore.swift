@@ -18,11 +18,12 @@ public protocol FeedStore: Sendable {
     /// not retained (or the feed is gone).
     func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection?
 
-    /// Stores `snapshot` as version `previous + 1` of feed `id` when the feed's latest
-    /// version is still `previous`; `previous` 0 creates the feed, with the identity member
-    /// `idKey`, when it does not exist. Returns `false` and changes nothing when the feed
+    /// Stores `snapshot` as the next version of feed `id` when the feed's latest version is
+    /// still `previous` (the snapshot is numbered `previous + 1`); `previous` nil creates the
+    /// feed, with the identity member `idKey` and the snapshot's number as its first
+    /// version, when it does not exist. Returns `false` and changes nothing when the feed
     /// moved on (or was created, or deleted) meanwhile. Retention may then drop old versions.
-    func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int) async throws(FeedError) -> Bool
+    func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool
 
     /// Removes feed `id`; returns whether it existed.
     func delete(_ id: FeedID) async throws(FeedError) -> Bool

@@ -14,15 +14,21 @@ public final class Feeds: Sendable {
     private let longPolls = LongPolls()
     private let maxBytes: Int
     private let metrics = FeedMetrics()
+    private let series: VersionSeries
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
-    /// stay within `maxFeedMemory` bytes, answers being dropped first.
-    public init(store: any FeedStore, maxFeedMemory: Int) {
+    /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
+    /// versions starts at `clock()` or above (``VersionSeries``; microseconds since 1970 by
+    /// default).
+    public init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
         self.store = store
         maxBytes = maxFeedMemory
-        store.observe { [answers, longPolls] change in
+        series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
+        store.observe { [answers, longPolls, series] change in
             switch change {
-            case .appended(let id, let version): answers.drop(id, olderThan: version)
+            case .appended(let id, let version):
+                series.saw(version)
+                answers.drop(id, olderThan: version)
             case .deleted(let id): answers.drop(id, olderThan: nil)
             }
             longPolls.wake(change.id)
@@ -30,14 +36,15 @@ public final class Feeds: Sendable {
     }
 
     /// Stores `document` as the next version of feed `id` unless it equals the latest;
-    /// creates the feed (with the identity member `idKey`, default `id`) when it is new.
+    /// creates the feed (with the identity member `idKey`, default `id`) when it is new, its
+    /// first version starting a new series (``VersionSeries``).
     public func write(
         _ document: JSONDocument, to id: FeedID, idKey requested: String?, condition: WriteCondition
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?
         while true {
             let stored = try await store.latest(of: id)
-            let previous = stored?.snapshot.version ?? 0
+            let previous = stored?.snapshot.version
             guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
             let idKey = stored?.idKey ?? requested ?? "id"
             if let requested, requested != idKey {
@@ -48,30 +55,32 @@ public final class Feeds: Sendable {
             }
             let snapshot = parsed!.snapshot
             if let stored {
-                guard condition.holds(forLatest: previous) else { throw .conditionFailed(id, latest: previous) }
+                let latest = stored.snapshot.version
+                guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
                 if stored.snapshot.fingerprint == snapshot.fingerprint {
-                    let body = FeedAnswers.write(feed: id.name, version: previous, changed: false, batch: .unchanged(stored.snapshot.collection))
-                    return FeedWrite(version: previous, changed: false, body: body)
+                    let body = FeedAnswers.write(feed: id.name, version: latest, changed: false, batch: .unchanged(stored.snapshot.collection))
+                    return FeedWrite(version: latest, changed: false, body: body)
                 }
             }
+            let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
+            // A new feed's base is the empty collection, version 0, where its clients start.
             let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
-            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: snapshot, over: base, to: id) }
+            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id) }
             if answers.bytes + store.bytesInMemory + snapshot.byteEstimate > maxBytes { answers.removeAll() }
-            guard try await store.append(snapshot, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
+            guard try await store.append(next, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
             metrics.answersComputed.increment()
-            answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: previous, latest: previous + 1))
+            answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: base.version, latest: next.version))
             boundAnswers()
-            return FeedWrite(version: previous + 1, changed: true, body: made.write)
+            return FeedWrite(version: next.version, changed: true, body: made.write)
         }
     }
 
-    /// The answer to the write of `snapshot` over `base`, and the answer for clients at
-    /// `base` (who ask next).
-    private static func answers(writing snapshot: Snapshot, over base: Snapshot, to id: FeedID) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
-        guard base.collection.shapeName == snapshot.collection.shapeName else {
-            throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(snapshot.collection.shapeName)")
+    /// The answer to the write of `latest` (numbered) over `base`, and the answer for
+    /// clients at `base` (who ask next).
+    private static func answers(writing latest: Snapshot, over base: Snapshot, to id: FeedID) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
+        guard base.collection.shapeName == latest.collection.shapeName else {
+            throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
-        let latest = snapshot.numbered(base.version + 1)
         let batch = try batch(from: base.collection, to: latest.collection)
         let changes = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
         return (FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch), changes)
@@ -103,7 +112,8 @@ public final class Feeds: Sendable {
             found = now
         }
         let latest = found
-        guard since <= latest.version else { throw .versionAhead(id, since: since, latest: latest.version) }
+        // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
+        guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
         let question = AnswerCache.Question(feed: id, since: since, latest: latest.version)
         let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> [UInt8] in
             let old: JSONCollection

@@ -51,12 +51,14 @@ final class MemoryFeed: Sendable {
 
     var latest: Snapshot? { state.withLock { $0.deleted ? nil : $0.latest } }
 
-    /// Stores `snapshot` as the next version when the latest is still `previous`.
+    /// Stores `snapshot` (numbered `previous + 1`) as the next version when the latest is
+    /// still `previous`.
     func append(_ snapshot: Snapshot, after previous: Int, sequence: Int) -> Bool {
-        mutate { state in
+        precondition(snapshot.version == previous + 1, "a feed's versions follow one another")
+        return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
-            state.latest = snapshot.numbered(previous + 1)
-            let version = StoredVersion(number: previous + 1, sequence: sequence, collection: snapshot.collection, pool: &state.pool)
+            state.latest = snapshot
+            let version = StoredVersion(number: snapshot.version, sequence: sequence, collection: snapshot.collection, pool: &state.pool)
             state.versions.append(version)
             state.versionBytes += version.byteEstimate
             return true

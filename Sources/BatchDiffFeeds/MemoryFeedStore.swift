@@ -35,9 +35,13 @@ public final class MemoryFeedStore: FeedStore {
         feed(id)?.collection(at: version)
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int) throws(FeedError) -> Bool {
-        if previous == 0 {
-            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot.numbered(1), sequence: nextSequence(), total: total)
+    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) throws(FeedError) -> Bool {
+        if let previous {
+            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
+            feed.trim(toVersions: maxVersions)
+            try enforceByteLimit(creating: nil)
+        } else {
+            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot, sequence: nextSequence(), total: total)
             let inserted = feeds.withLock { feeds in
                 guard feeds[id] == nil else { return false }
                 feeds[id] = fresh
@@ -48,12 +52,8 @@ public final class MemoryFeedStore: FeedStore {
                 return false
             }
             try enforceByteLimit(creating: fresh)
-        } else {
-            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
-            feed.trim(toVersions: maxVersions)
-            try enforceByteLimit(creating: nil)
         }
-        notify(.appended(id, version: previous + 1))
+        notify(.appended(id, version: snapshot.version))
         return true
     }
 

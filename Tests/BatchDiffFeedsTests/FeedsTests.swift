@@ -9,30 +9,41 @@ import XCTest
 final class FeedsTests: XCTestCase {
     private func document(_ text: String) throws -> JSONDocument { try JSONDocument(bytes: Array(text.utf8)) }
 
-    private func feeds(maxVersions: Int = 64, maxBytes: Int = 64 << 20) -> (Feeds, MemoryFeedStore) {
+    /// Feeds on a new memory store; `clock` (when given) starts every new series of versions,
+    /// else the default clock (microseconds since 1970) does.
+    private func feeds(maxVersions: Int = 64, maxBytes: Int = 64 << 20, clock: (@Sendable () -> Int)? = nil) -> (Feeds, MemoryFeedStore) {
         let store = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxBytes)
-        return (Feeds(store: store, maxFeedMemory: maxBytes), store)
+        return (Feeds(store: store, maxFeedMemory: maxBytes, clock: clock), store)
     }
+
+    /// Microseconds since 1970, as the default clock counts.
+    private func microseconds() -> Int { Int(Date().timeIntervalSince1970 * 1_000_000) }
 
     private func json(_ bytes: [UInt8]) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
+    /// With the default clock: the first version is the wall clock in microseconds (below
+    /// 2^53), each later one the previous plus one.
     func testWritesNumberVersionsAndAnswersFromEveryRetainedVersion() async throws {
         let (feeds, _) = feeds()
         let id = try FeedID("news")
+        let before = microseconds()
         let first = try await feeds.write(document(#"[{"id":1,"t":"a"},{"id":2,"t":"b"}]"#), to: id, idKey: nil, condition: .none)
-        XCTAssertEqual(first.version, 1)
+        let after = microseconds()
+        XCTAssertGreaterThanOrEqual(first.version, before, "a new series starts at the clock")
+        XCTAssertLessThanOrEqual(first.version, after, "a new series starts at the clock")
+        XCTAssertLessThan(first.version, 1 << 53)
         XCTAssertTrue(first.changed)
         let second = try await feeds.write(document(#"[{"id":2,"t":"b"},{"id":1,"t":"A"},{"id":3,"t":"c"}]"#), to: id, idKey: nil, condition: .none)
-        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(second.version, first.version + 1)
         let unchanged = try await feeds.write(document(#"[{"t":"b","id":2},{"id":1,"t":"A"},{"id":3,"t":"c"}]"#), to: id, idKey: nil, condition: .none)
-        XCTAssertEqual(unchanged.version, 2)
+        XCTAssertEqual(unchanged.version, first.version + 1)
         XCTAssertFalse(unchanged.changed, "a snapshot equal as JSON makes no version")
 
-        let answer = try json(await feeds.changes(of: id, since: 1, wait: .zero))
-        XCTAssertEqual(answer["from"] as? Int, 1)
-        XCTAssertEqual(answer["to"] as? Int, 2)
+        let answer = try json(await feeds.changes(of: id, since: first.version, wait: .zero))
+        XCTAssertEqual(answer["from"] as? Int, first.version)
+        XCTAssertEqual(answer["to"] as? Int, first.version + 1)
         let rows = try XCTUnwrap(answer["rows"] as? [String: Any])
         XCTAssertEqual(rows["inserted"] as? [Int], [2])
         XCTAssertEqual(rows["reloaded"] as? [Int], [0])
@@ -40,20 +51,24 @@ final class FeedsTests: XCTestCase {
         let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero))
         XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0, 1, 2])
         let latest = try await feeds.latest(of: id)
-        XCTAssertEqual(try json(latest.body)["version"] as? Int, 2)
+        XCTAssertEqual(latest.version, first.version + 1)
+        XCTAssertEqual(try json(latest.body)["version"] as? Int, first.version + 1)
     }
 
     func testErrorsAreTypedAndChangeNothing() async throws {
-        let (feeds, _) = feeds()
+        let (feeds, _) = feeds(clock: { 1000 })
         let id = try FeedID("f")
         XCTAssertThrowsError(try FeedID("a/b")) { XCTAssertEqual($0 as? FeedError, .invalidFeedID("a/b")) }
         await assertThrows(.notFound(id)) { try await feeds.latest(of: id) }
         await assertThrows(.conditionFailed(id, latest: nil)) { try await feeds.write(self.document("[1]"), to: id, idKey: nil, condition: .exists) }
         _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
-        await assertThrows(.conditionFailed(id, latest: 1)) { try await feeds.write(self.document("[2]"), to: id, idKey: nil, condition: .latest(in: [7])) }
-        let matched = try await feeds.write(document("[2]"), to: id, idKey: nil, condition: .latest(in: [1]))
-        XCTAssertEqual(matched.version, 2)
-        await assertThrows(.versionAhead(id, since: 9, latest: 2)) { try await feeds.changes(of: id, since: 9, wait: .zero) }
+        await assertThrows(.conditionFailed(id, latest: 1000)) { try await feeds.write(self.document("[2]"), to: id, idKey: nil, condition: .latest(in: [7])) }
+        let matched = try await feeds.write(document("[2]"), to: id, idKey: nil, condition: .latest(in: [1000]))
+        XCTAssertEqual(matched.version, 1001)
+        // Newer than the latest, and below the series: gone, however long the wait.
+        await assertThrows(.versionGone(id, since: 1002, latest: 1001)) { try await feeds.changes(of: id, since: 1002, wait: .zero) }
+        await assertThrows(.versionGone(id, since: 9, latest: 1001)) { try await feeds.changes(of: id, since: 9, wait: .zero) }
+        await assertThrows(.versionGone(id, since: (1 << 53) - 1, latest: 1001)) { try await feeds.changes(of: id, since: (1 << 53) - 1, wait: .seconds(30)) }
         do {
             _ = try await feeds.write(document(#"{"sections":[]}"#), to: id, idKey: nil, condition: .none)
             XCTFail("a list feed took a sectioned snapshot")
@@ -61,17 +76,52 @@ final class FeedsTests: XCTestCase {
             guard case .invalidSnapshot = error as? FeedError else { return XCTFail("\(error)") }
         }
         let latest = try await feeds.latest(of: id)
-        XCTAssertEqual(try json(latest.body)["version"] as? Int, 2)
+        XCTAssertEqual(try json(latest.body)["version"] as? Int, 1001)
     }
 
     func testRetentionGivesVersionGoneAndKeepsTheLatest() async throws {
-        let (feeds, store) = feeds(maxVersions: 2)
+        let (feeds, store) = feeds(maxVersions: 2, clock: { 1000 })
         let id = try FeedID("r")
-        for version in 1...4 { _ = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none) }
-        await assertThrows(.versionGone(id, since: 2, latest: 4)) { try await feeds.changes(of: id, since: 2, wait: .zero) }
+        for version in 1000...1003 {
+            let written = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none)
+            XCTAssertEqual(written.version, version)
+        }
+        await assertThrows(.versionGone(id, since: 1001, latest: 1003)) { try await feeds.changes(of: id, since: 1001, wait: .zero) }
         XCTAssertEqual(store.statistics.versions, 2)
-        let answer = try await feeds.changes(of: id, since: 3, wait: .zero)
-        XCTAssertEqual(try json(answer)["to"] as? Int, 4)
+        let answer = try await feeds.changes(of: id, since: 1002, wait: .zero)
+        XCTAssertEqual(try json(answer)["to"] as? Int, 1003)
+    }
+
+    /// A feed deleted and created again starts a new series above every version given out,
+    /// even when the clock has not moved (or went back): the old versions are gone, never
+    /// read as versions of the new series.
+    func testANewSeriesStartsAboveEveryVersionGivenOut() async throws {
+        let (feeds, _) = feeds(clock: { 1000 })
+        let id = try FeedID("again")
+        for version in 1000...1002 {
+            let written = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none)
+            XCTAssertEqual(written.version, version)
+        }
+        try await feeds.delete(id)
+        let recreated = try await feeds.write(document(#"["new"]"#), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(recreated.version, 1003, "above the old series although the clock still says 1000")
+        for old in 1000...1002 {
+            await assertThrows(.versionGone(id, since: old, latest: 1003)) { try await feeds.changes(of: id, since: old, wait: .zero) }
+            await assertThrows(.conditionFailed(id, latest: 1003)) {
+                try await feeds.write(self.document(#"["stale"]"#), to: id, idKey: nil, condition: .latest(in: [old]))
+            }
+        }
+        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero))
+        XCTAssertEqual(everything["from"] as? Int, 0)
+        XCTAssertEqual(everything["to"] as? Int, 1003)
+        XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0])
+        // Another feed, new in this process, starts above every version seen too.
+        let other = try await feeds.write(document("[1]"), to: FeedID("other"), idKey: nil, condition: .none)
+        XCTAssertEqual(other.version, 1004)
+        // A clock ahead of every version seen wins.
+        let (later, _) = self.feeds(clock: { 5_000 })
+        let ahead = try await later.write(document("[1]"), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(ahead.version, 5_000)
     }
 
     func testANewFeedThatCannotFitIsRefusedAndNothingElseChanges() async throws {
@@ -89,16 +139,16 @@ final class FeedsTests: XCTestCase {
     func testALongPollIsWokenByAWriteAndByADeletion() async throws {
         let (feeds, _) = feeds()
         let id = try FeedID("poll")
-        _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
-        let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
+        let first = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none).version
+        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)) }
         try await waitUntilParked(feeds)
         let started = ContinuousClock.now
         _ = try await feeds.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
         let woken = try await poll.value
-        XCTAssertEqual(try json(woken)["to"] as? Int, 2)
+        XCTAssertEqual(try json(woken)["to"] as? Int, first + 1)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
 
-        let deleted = Task { try await feeds.changes(of: id, since: 2, wait: .seconds(30)) }
+        let deleted = Task { try await feeds.changes(of: id, since: first + 1, wait: .seconds(30)) }
         try await waitUntilParked(feeds)
         try await feeds.delete(id)
         do {
@@ -118,26 +168,35 @@ final class FeedsTests: XCTestCase {
         let mine = Feeds(store: store, maxFeedMemory: 1 << 20)
         let other = Feeds(store: store, maxFeedMemory: 1 << 20)
         let id = try FeedID("shared")
-        _ = try await other.write(document("[1]"), to: id, idKey: nil, condition: .none)
-        let poll = Task { try await mine.changes(of: id, since: 1, wait: .seconds(30)) }
+        let first = try await other.write(document("[1]"), to: id, idKey: nil, condition: .none).version
+        let poll = Task { try await mine.changes(of: id, since: first, wait: .seconds(30)) }
         try await waitUntilParked(mine)
-        _ = try await other.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
+        let second = try await other.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
+        XCTAssertEqual(second.version, first + 1)
         let woken = try await poll.value
-        XCTAssertEqual(try json(woken)["to"] as? Int, 2)
-        await assertThrows(.conditionFailed(id, latest: 2)) { try await mine.write(self.document("[3]"), to: id, idKey: nil, condition: .latest(in: [1])) }
+        XCTAssertEqual(try json(woken)["to"] as? Int, first + 1)
+        await assertThrows(.conditionFailed(id, latest: first + 1)) {
+            try await mine.write(self.document("[3]"), to: id, idKey: nil, condition: .latest(in: [first]))
+        }
+        // This core saw the other writer's versions: a series it starts is above them, even
+        // with a clock standing behind.
+        let behind = Feeds(store: store, maxFeedMemory: 1 << 20, clock: { 1 })
+        _ = try await other.write(document("[1,2,3]"), to: id, idKey: nil, condition: .none)
+        let fresh = try await behind.write(document("[1]"), to: FeedID("fresh"), idKey: nil, condition: .none)
+        XCTAssertGreaterThan(fresh.version, first + 2)
     }
 
     func testCloseAnswersParkedLongPollsAtOnce() async throws {
         let (feeds, _) = feeds()
         let id = try FeedID("closing")
-        _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none)
-        let poll = Task { try await feeds.changes(of: id, since: 1, wait: .seconds(30)) }
+        let first = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none).version
+        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)) }
         try await waitUntilParked(feeds)
         feeds.close()
         let answered = try await poll.value
-        XCTAssertEqual(try json(answered)["to"] as? Int, 1)
+        XCTAssertEqual(try json(answered)["to"] as? Int, first)
         let started = ContinuousClock.now
-        _ = try await feeds.changes(of: id, since: 1, wait: .seconds(30))
+        _ = try await feeds.changes(of: id, since: first, wait: .seconds(30))
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "after close, a long poll is answered at once")
     }
 

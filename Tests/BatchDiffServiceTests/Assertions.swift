@@ -65,3 +65,35 @@ final class Collector<Element>: @unchecked Sendable {
     func append(_ element: Element) { lock.lock(); storage.append(element); lock.unlock() }
     var all: [Element] { lock.lock(); defer { lock.unlock() }; return storage }
 }
+
+/// 2^53: feed versions stay below it, exact as JSON numbers everywhere (JavaScript too).
+let versionLimit = 9_007_199_254_740_992
+
+/// The entity tag naming feed version `version`: `"<version>"`.
+func tag(_ version: Int) -> String { "\"\(version)\"" }
+
+/// Checks a 200 answer naming a feed version (`PUT` or `GET /feeds/{id}`): its `version`
+/// member is positive, below 2^53, named by its `ETag`, and `expected` when given. Returns
+/// the version (0 when there is none), so that a test reads a feed's first version from the
+/// server and checks the later ones relative to it.
+@discardableResult
+func assertVersion(_ response: HTTPResult, _ expected: Int? = nil, file: StaticString = #filePath, line: UInt = #line) -> Int {
+    let object = assertJSON(response, file: file, line: line)
+    guard let version = int(object["version"]) else {
+        XCTFail("no version in \(response.text)", file: file, line: line)
+        return 0
+    }
+    XCTAssertGreaterThan(version, 0, "a version is positive", file: file, line: line)
+    XCTAssertLessThan(version, versionLimit, "a version stays below 2^53", file: file, line: line)
+    XCTAssertEqual(response.header("etag"), tag(version), "the ETag names the version", file: file, line: line)
+    if let expected { XCTAssertEqual(version, expected, "version; body: \(response.text)", file: file, line: line) }
+    return version
+}
+
+/// Checks a 410 `version_gone` problem document whose `latest` member is `latest`.
+@discardableResult
+func assertVersionGone(_ response: HTTPResult, latest: Int, file: StaticString = #filePath, line: UInt = #line) -> [String: Any] {
+    let problem = assertProblem(response, 410, "version_gone", file: file, line: line)
+    XCTAssertEqual(int(problem["latest"]), latest, "latest; body: \(response.text)", file: file, line: line)
+    return problem
+}

@@ -17,11 +17,11 @@ final class ConfigurationTests: ServerTestCase {
         assertProblem(try client.post("/diff", smallDiff), 413, "body_too_large")
         assertProblem(try client.put("/feeds/env", "[1]"), 401, "unauthorized")
         let token = ["Authorization": "Bearer from-env"]
-        for snapshot in ["[1]", "[1, 2]", "[1, 2, 3]"] {
-            XCTAssertEqual(try client.put("/feeds/env", snapshot, headers: token).status, 200)
-        }
-        assertProblem(try client.get("/feeds/env/changes?since=1"), 410, "version_gone")
-        XCTAssertEqual(try client.get("/feeds/env/changes?since=2").status, 200)
+        let first = assertVersion(try client.put("/feeds/env", "[1]", headers: token))
+        assertVersion(try client.put("/feeds/env", "[1, 2]", headers: token), first + 1)
+        assertVersion(try client.put("/feeds/env", "[1, 2, 3]", headers: token), first + 2)
+        assertVersionGone(try client.get("/feeds/env/changes?since=\(first)"), latest: first + 2)
+        XCTAssertEqual(try client.get("/feeds/env/changes?since=\(first + 1)").status, 200)
     }
 
     func testFlagsWinOverTheEnvironment() throws {

@@ -6,14 +6,14 @@ final class FeedAnswerSharingTests: ServerTestCase {
     func testConcurrentIdenticalQuestionsCostOneDiff() throws {
         let client = try startServer().client
         let items = (0..<2000).map { #"{"id":\#($0),"v":0}"# }
-        XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
+        let first = assertVersion(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]"))
         let changed = items.enumerated().map { $0.offset % 10 == 0 ? #"{"id":\#($0.offset),"v":1}"# : $0.element }
-        XCTAssertEqual(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]").status, 200)
+        assertVersion(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]"), first + 1)
 
-        // Clients at version 1 find their answer computed with the write.
+        // Clients at the first version find their answer computed with the write.
         let computedAfterWrites = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
-        XCTAssertEqual(try client.get("/feeds/shared/changes?since=1").status, 200)
-        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites, "since=1 was computed with the write")
+        XCTAssertEqual(try client.get("/feeds/shared/changes?since=\(first)").status, 200)
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites, "since=first was computed with the write")
 
         // Sixteen new clients ask for everything at once: one diff, fifteen reuses.
         let reusedBefore = try XCTUnwrap(try client.metric("batchdiff_feed_answers_reused_total"))
@@ -33,24 +33,25 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reusedBefore + 15)
 
         // A new version makes the question new again: one more diff for it.
-        XCTAssertEqual(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]").status, 200)
+        assertVersion(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]"), first + 2)
         for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=0").status, 200) }
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites + 3, "the write's own answer and one for since=0")
     }
 
     func testTheWritesAnswerOutlivesTrimmingToMaxVersions() throws {
         let client = try startServer(["--max-versions", "2"]).client
-        for version in 1...4 {
-            XCTAssertEqual(try client.put("/feeds/trimmed", jsonText(Array(1...version))).status, 200)
+        let first = assertVersion(try client.put("/feeds/trimmed", jsonText([1])))
+        for version in 2...4 {
+            assertVersion(try client.put("/feeds/trimmed", jsonText(Array(1...version))), first + version - 1)
         }
-        // Version 4's write trimmed version 2 away, but clients at version 3 still find
-        // their answer made with the write.
+        // The fourth version's write trimmed the second away, but clients at the third
+        // still find their answer made with the write.
         let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
         let reused = try XCTUnwrap(try client.metric("batchdiff_feed_answers_reused_total"))
-        let answer = assertJSON(try client.get("/feeds/trimmed/changes?since=3"))
-        XCTAssertEqual(int(answer["to"]), 4)
-        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed, "since=3 was computed with the write")
+        let answer = assertJSON(try client.get("/feeds/trimmed/changes?since=\(first + 2)"))
+        XCTAssertEqual(int(answer["to"]), first + 3)
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed, "since=first+2 was computed with the write")
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reused + 1)
-        assertProblem(try client.get("/feeds/trimmed/changes?since=2"), 410, "version_gone")
+        assertVersionGone(try client.get("/feeds/trimmed/changes?since=\(first + 1)"), latest: first + 3)
     }
 }

@@ -46,50 +46,53 @@ final class FeedReplayTests: ServerTestCase {
         let server = try startServer(["--max-versions", "\(Self.retained)"])
         let client = server.client
         var generator = SnapshotGenerator(seed: seed)
-        // snapshots[k] is version k; version 0 is the empty collection.
+        // snapshots[k] is the k-th version, number version(k); snapshots[0] is the empty
+        // collection, version 0. The first version is the server's (a new series).
         var snapshots: [Any] = [shape.empty]
-        for version in 1...Self.versions {
-            let snapshot = shape.next(&generator, snapshots[version - 1])
+        var first = 0
+        func version(_ k: Int) -> Int { k == 0 ? 0 : first + k - 1 }
+        for k in 1...Self.versions {
+            let snapshot = shape.next(&generator, snapshots[k - 1])
             snapshots.append(snapshot)
             let response = try client.put("/feeds/\(feed)", jsonText(snapshot))
+            let written = assertVersion(response, k == 1 ? nil : version(k))
+            if k == 1 { first = written }
             let answer = assertJSON(response)
             XCTAssertEqual(answer["feed"] as? String, feed)
-            XCTAssertEqual(int(answer["version"]), version, "PUT \(version): \(response.text)")
-            XCTAssertEqual(answer["changed"] as? Bool, true, "PUT \(version)")
-            XCTAssertEqual(response.header("etag"), "\"\(version)\"")
-            // The PUT's batch takes version-1 to version.
-            let old = shape.elements(snapshots[version - 1])
+            XCTAssertEqual(answer["changed"] as? Bool, true, "PUT \(k)")
+            // The PUT's batch takes the version before to this one.
+            let old = shape.elements(snapshots[k - 1])
             let new = shape.elements(snapshot)
             do {
                 let rebuilt = try shape.applyWithLocalValues(try shape.decode(answer), old, new)
-                XCTAssertEqual(rebuilt, new, "PUT \(version): its batch does not lead from version \(version - 1) to \(version)")
+                XCTAssertEqual(rebuilt, new, "PUT \(k): its batch does not lead from version \(version(k - 1)) to \(version(k))")
             } catch {
-                XCTFail("PUT \(version): \(error); answer: \(response.text)")
+                XCTFail("PUT \(k): \(error); answer: \(response.text)")
             }
         }
         let latest = shape.elements(snapshots[Self.versions])
+        let latestVersion = version(Self.versions)
 
         let whole = try client.get("/feeds/\(feed)")
+        assertVersion(whole, latestVersion)
         let wholeAnswer = assertJSON(whole)
-        XCTAssertEqual(int(wholeAnswer["version"]), Self.versions)
         XCTAssertEqual(wholeAnswer["data"].map(canonicalJSON), canonicalJSON(snapshots[Self.versions]))
-        XCTAssertEqual(whole.header("etag"), "\"\(Self.versions)\"")
 
         let oldestRetained = Self.versions - Self.retained + 1
-        for since in 0...Self.versions {
+        for k in 0...Self.versions {
+            let since = version(k)
             let response = try client.get("/feeds/\(feed)/changes?since=\(since)")
-            guard since == 0 || since >= oldestRetained else {
-                let problem = assertProblem(response, 410, "version_gone")
-                XCTAssertEqual(int(problem["latest"]), Self.versions, "410 for since=\(since) gives the latest version")
+            guard k == 0 || k >= oldestRetained else {
+                assertVersionGone(response, latest: latestVersion)
                 continue
             }
             let answer = assertJSON(response)
             XCTAssertEqual(answer["feed"] as? String, feed)
             XCTAssertEqual(int(answer["from"]), since)
-            XCTAssertEqual(int(answer["to"]), Self.versions)
+            XCTAssertEqual(int(answer["to"]), latestVersion)
             do {
                 let batch = try shape.decode(answer)
-                let rebuilt = try shape.applyWithAnswerValues(batch, shape.elements(snapshots[since]), answer)
+                let rebuilt = try shape.applyWithAnswerValues(batch, shape.elements(snapshots[k]), answer)
                 XCTAssertEqual(rebuilt, latest, "since=\(since): rebuilding from the answer does not give the latest")
             } catch {
                 XCTFail("since=\(since): \(error); answer: \(response.text)")
@@ -108,14 +111,18 @@ final class FeedReplayTests: ServerTestCase {
             XCTAssertEqual((rows["inserted"] as? [Any] ?? []).count, (snapshots[Self.versions] as? [Any] ?? []).count, "since=0 inserts every row")
         }
         // Bad since values.
-        for bad in ["\(Self.versions + 1)", "abc", "-1", "1.5", "", "%20"] {
+        for bad in ["abc", "-1", "1.5", "", "%20"] {
             assertProblem(try client.get("/feeds/\(feed)/changes?since=\(bad)"), 400, "invalid_query")
         }
         assertProblem(try client.get("/feeds/\(feed)/changes"), 400, "invalid_query")
+        // Versions this series never gave: newer than the latest, or below the first.
+        for gone in [latestVersion + 1, first - 1, 1] {
+            assertVersionGone(try client.get("/feeds/\(feed)/changes?since=\(gone)"), latest: latestVersion)
+        }
         // The latest version, asked again, is an empty batch.
-        let current = assertJSON(try client.get("/feeds/\(feed)/changes?since=\(Self.versions)"))
-        XCTAssertEqual(int(current["from"]), Self.versions)
-        XCTAssertEqual(int(current["to"]), Self.versions)
+        let current = assertJSON(try client.get("/feeds/\(feed)/changes?since=\(latestVersion)"))
+        XCTAssertEqual(int(current["from"]), latestVersion)
+        XCTAssertEqual(int(current["to"]), latestVersion)
         XCTAssertEqual(try shape.applyWithAnswerValues(try shape.decode(current), latest, current), latest)
     }
 }

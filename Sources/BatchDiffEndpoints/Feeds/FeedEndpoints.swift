@@ -118,8 +118,6 @@ extension Problem {
         case .invalidFeedID(let name): self = .invalidFeedID(name)
         case .notFound(let id): self = .feedNotFound(id.name)
         case .versionGone(let id, let since, let latest): self = .versionGone(feed: id.name, since: since, latest: latest)
-        case .versionAhead(let id, let since, let latest):
-            self = .badQuery("since=\(since) is newer than the latest version of feed \(id), \(latest)")
         case .conditionFailed(let id, let latest):
             self = .preconditionFailed(latest.map { "If-Match: feed \(id) is at version \($0)" } ?? "If-Match: feed \(id) does not exist yet")
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
