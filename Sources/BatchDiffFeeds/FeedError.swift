@@ -13,6 +13,8 @@ public enum FeedError: Error, Sendable, Equatable {
     /// The write's ``WriteCondition`` does not hold; `latest` is `nil` when the feed does
     /// not exist.
     case conditionFailed(FeedID, latest: Int?)
+    /// The snapshot is not JSON.
+    case malformedJSON(JSONSyntaxError)
     /// The snapshot is not a collection, or not of the feed's shape or identity member.
     case invalidSnapshot(String)
     /// A new feed that would not fit in the memory feeds may hold, even with every feed cut

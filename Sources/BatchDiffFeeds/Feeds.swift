@@ -15,6 +15,7 @@ public final class Feeds: Sendable {
     private let maxBytes: Int
     private let metrics = FeedMetrics()
     private let series: VersionSeries
+    private let turns = WriteTurns()
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
     /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
@@ -35,10 +36,29 @@ public final class Feeds: Sendable {
         }
     }
 
-    /// Stores `document` as the next version of feed `id` unless it equals the latest;
+    /// Stores the JSON `text` as the next version of feed `id` unless it equals the latest;
     /// creates the feed (with the identity member `idKey`, default `id`) when it is new, its
-    /// first version starting a new series (``VersionSeries``).
+    /// first version starting a new series (``VersionSeries``). Writes to one feed take
+    /// turns in the order they call (``WriteTurns``); the text is read in the write's turn,
+    /// on a worker.
     public func write(
+        _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition
+    ) async throws(FeedError) -> FeedWrite {
+        try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
+            let document = try await Workers.run { () throws(FeedError) in
+                do throws(JSONSyntaxError) {
+                    return try JSONDocument(bytes: text)
+                } catch {
+                    throw .malformedJSON(error)
+                }
+            }
+            return try await write(document, to: id, idKey: requested, condition: condition)
+        }
+    }
+
+    /// ``write(_:to:idKey:condition:)`` of a text read: a store shared with other processes
+    /// may still move on meanwhile, and the write then tries again from the new latest.
+    private func write(
         _ document: JSONDocument, to id: FeedID, idKey requested: String?, condition: WriteCondition
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?

@@ -7,7 +7,7 @@ import XCTest
 /// The feed core on its own, with no server: writes, answers checked by applying them, write
 /// conditions, retention, long polls, and a store shared with another writer.
 final class FeedsTests: XCTestCase {
-    private func document(_ text: String) throws -> JSONDocument { try JSONDocument(bytes: Array(text.utf8)) }
+    private func document(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// Feeds on a new memory store; `clock` (when given) starts every new series of versions,
     /// else the default clock (microseconds since 1970) does.
@@ -73,7 +73,13 @@ final class FeedsTests: XCTestCase {
             _ = try await feeds.write(document(#"{"sections":[]}"#), to: id, idKey: nil, condition: .none)
             XCTFail("a list feed took a sectioned snapshot")
         } catch {
-            guard case .invalidSnapshot = error as? FeedError else { return XCTFail("\(error)") }
+            guard case .invalidSnapshot = error else { return XCTFail("\(error)") }
+        }
+        do {
+            _ = try await feeds.write(document("[1,"), to: id, idKey: nil, condition: .none)
+            XCTFail("a feed took text that is not JSON")
+        } catch {
+            guard case .malformedJSON(let syntax) = error, syntax.offset == 3 else { return XCTFail("\(error)") }
         }
         let latest = try await feeds.latest(of: id)
         XCTAssertEqual(try json(latest.body)["version"] as? Int, 1001)

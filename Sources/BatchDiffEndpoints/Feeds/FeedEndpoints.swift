@@ -10,10 +10,9 @@ extension BatchDiffService {
         let id = try feedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
-        let document = try await Workers.run { () throws(Problem) in try Self.readJSON(request) }
         let condition = request.header("if-match").map(Self.writeCondition(ifMatch:)) ?? .none
         let write = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.write(document, to: id, idKey: idKey, condition: condition)
+            try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition)
         }
         return .json(200, write.body, headers: [("ETag", "\"\(write.version)\"")])
     }
@@ -120,6 +119,7 @@ extension Problem {
         case .versionGone(let id, let since, let latest): self = .versionGone(feed: id.name, since: since, latest: latest)
         case .conditionFailed(let id, let latest):
             self = .preconditionFailed(latest.map { "If-Match: feed \(id) is at version \($0)" } ?? "If-Match: feed \(id) does not exist yet")
+        case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
         case .internalFailure(let detail): self = .internalError(detail)
