@@ -37,12 +37,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
-        // glibc's allocator settings (mallopt), which the Glibc module leaves out.
-        .systemLibrary(name: "CMalloc"),
+        // What the server needs from glibc beyond the Glibc module: mallopt, POLLRDHUP.
+        .systemLibrary(name: "CGlibcExtras"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", "CMalloc"]
+            dependencies: ["CMicroHTTPDShim", "CGlibcExtras"]
         ),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(

@@ -14,6 +14,7 @@ public final class BatchDiffService: Sendable {
     private let logger: Logger
     /// Where the process's metrics are kept, for the `/metrics` page (``prometheusFactory(registry:)``).
     private let metricsRegistry: PrometheusCollectorRegistry
+    private let requests = RequestCounters()
     private let receivedBytes = Counter(label: "batchdiff_received_bytes_total")
     private let sentBytes = Counter(label: "batchdiff_sent_bytes_total")
     private let latency = Metrics.Timer(label: "batchdiff_request_duration_seconds")
@@ -78,9 +79,7 @@ public final class BatchDiffService: Sendable {
     public func observe(_ exchange: HTTPExchange) {
         // Labels come from fixed sets: a client cannot add series or break the page.
         let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
-        Counter(label: "batchdiff_requests_total", dimensions: [
-            ("route", Self.routeLabel(of: exchange.path)), ("method", method), ("status", String(exchange.status)),
-        ]).increment()
+        requests.count(route: Self.routeLabel(of: exchange.path), method: method, status: exchange.status)
         latency.recordNanoseconds(Int64(exchange.seconds * 1e9))
         receivedBytes.increment(by: exchange.bytesIn)
         sentBytes.increment(by: exchange.bytesOut)
@@ -120,13 +119,15 @@ public final class BatchDiffService: Sendable {
     /// Answers a request with `answer`, run as a task off the server's threads.
     private func answeredLater(_ answer: @escaping @Sendable (BatchDiffService) async throws(Problem) -> HTTPResponse) -> HTTPReply {
         .later { [self] pending in
-            Task {
+            let task = Task {
                 do {
                     pending.send(try await answer(self))
                 } catch {
                     pending.send(error.response)
                 }
             }
+            // A client gone away needs no answer: its long poll stops waiting.
+            pending.whenAbandoned { task.cancel() }
         }
     }
 

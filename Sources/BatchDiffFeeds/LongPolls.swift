@@ -20,8 +20,17 @@ final class LongPolls: Sendable {
             continuation?.resume()
         }
 
-        /// Returns when woken, or after `limit`, holding no thread meanwhile.
+        /// Returns when woken, after `limit`, or when the task is cancelled (its client went
+        /// away), holding no thread meanwhile.
         func wait(upTo limit: Duration) async {
+            await withTaskCancellationHandler {
+                await park(upTo: limit)
+            } onCancel: {
+                wake()
+            }
+        }
+
+        private func park(upTo limit: Duration) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let woken = state.withLock { state in
                     if !state.woken { state.continuation = continuation }

@@ -18,9 +18,25 @@ struct Connection: @unchecked Sendable {
     /// Gives the connection `seconds` from now to send what it must (a body, the next
     /// request's headers) before it is shut down; 0: no deadline.
     func setDeadline(seconds: Int) {
-        // The guard's token for the connection is its socket context (see `connectionNotified`).
-        guard let context = bd_connection_info(pointer, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context else { return }
-        connections.setDeadline(Int(bitPattern: context), seconds: seconds)
+        guard let token else { return }
+        connections.setDeadline(token, seconds: seconds)
+    }
+
+    /// Calls `onHangUp` if the client hangs up while the connection is suspended (parked).
+    func watchForHangUp(then onHangUp: @escaping @Sendable () -> Void) {
+        guard let token else { return }
+        connections.watchForHangUp(token, then: onHangUp)
+    }
+
+    /// The connection's request is answered: it is no longer parked.
+    func stopWatchingForHangUp() {
+        guard let token else { return }
+        connections.stopWatchingForHangUp(token)
+    }
+
+    /// The guard's token for the connection, kept as its socket context (see `connectionNotified`).
+    private var token: ConnectionGuard.Token? {
+        bd_connection_info(pointer, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context.map { Int(bitPattern: $0) }
     }
     func resume() { MHD_resume_connection(pointer) }
 
@@ -177,7 +193,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext, let existing = requestContext.pointee else { return }
     let lifecycle = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue()
-    if let connection { Connection(pointer: connection, connections: lifecycle.connections).setDeadline(seconds: lifecycle.headerTimeout) }
+    if let connection {
+        let handle = Connection(pointer: connection, connections: lifecycle.connections)
+        handle.stopWatchingForHangUp()
+        handle.setDeadline(seconds: lifecycle.headerTimeout)
+    }
     requestContext.pointee = nil
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
     lifecycle.complete(state)

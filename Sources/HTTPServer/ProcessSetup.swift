@@ -1,4 +1,4 @@
-import CMalloc
+import CGlibcExtras
 import Glibc
 
 /// Process-wide setup for a server of many connections and large requests.

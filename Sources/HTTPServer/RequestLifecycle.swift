@@ -127,6 +127,7 @@ final class RequestLifecycle: Sendable {
             guard admitted else { return answer(state, with: refusal(.shuttingDown), on: connection, close: true) }
             state.pending = pending
             connection.suspend()
+            connection.watchForHangUp { pending.abandon() }
             park(pending)
         }
     }

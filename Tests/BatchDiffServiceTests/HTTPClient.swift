@@ -79,6 +79,14 @@ final class HTTPConnection {
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
+    /// Drops the connection with a reset, as a client losing its network looks to a server
+    /// that next writes to it.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     /// Half-closes the connection: the server sees the end of the request stream.
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
