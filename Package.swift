@@ -42,7 +42,7 @@ let package = Package(
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", "CGlibcExtras"]
+            dependencies: ["CMicroHTTPDShim", "CGlibcExtras", .product(name: "Metrics", package: "swift-metrics")]
         ),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(

@@ -72,6 +72,7 @@ public final class BatchDiffService: Sendable {
         switch refusal {
         case .bodyTooLarge(let limit): Problem.bodyTooLarge(limit: limit).response
         case .shuttingDown: Problem.shuttingDown.response
+        case .busy(let retryAfter): Problem.serverBusy(retryAfter: retryAfter).response
         }
     }
 
@@ -130,6 +131,12 @@ public final class BatchDiffService: Sendable {
             pending.whenAbandoned { task.cancel() }
         }
     }
+
+    /// What one request body byte may cost while its request is in flight, for the server's
+    /// request memory: the body, its parsed tape, the collections read from it and the
+    /// differ's state. Measured with a release build: a 28 MB `POST /diff` of 7,000,000
+    /// zeros a side grows peak memory by 58x its size; 100,000 objects with 5% changed, by 13x.
+    public static let memoryPerBodyByte = 64
 
     /// Requests with bodies this large are answered off the server's threads, which stay
     /// free for the quick requests of everyone else.

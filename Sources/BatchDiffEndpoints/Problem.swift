@@ -75,6 +75,12 @@ extension Problem {
                 detail: "the body is larger than the limit of \(limit) bytes")
     }
 
+    static func serverBusy(retryAfter: Int) -> Problem {
+        Problem(status: 503, code: "server_busy", title: "Server busy",
+                detail: "the requests in flight use the memory request bodies may have (--request-memory); retry in \(retryAfter) s",
+                headers: [("Retry-After", String(retryAfter))])
+    }
+
     static let shuttingDown = Problem(status: 503, code: "shutting_down", title: "Shutting down",
                                       detail: "the server is shutting down; retry on another instance")
 }

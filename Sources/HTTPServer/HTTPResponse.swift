@@ -37,6 +37,9 @@ public enum HTTPServerRefusal: Sendable {
     case bodyTooLarge(limit: Int)
     /// The server is shutting down.
     case shuttingDown
+    /// The requests in flight use the memory their bodies may have
+    /// (``HTTPServerConfiguration/requestMemory``); retry after `retryAfter` seconds.
+    case busy(retryAfter: Int)
 }
 
 /// One finished request, for logs and metrics.

@@ -31,7 +31,9 @@ public final class HTTPServer: Sendable {
         observer: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         lifecycle = RequestLifecycle(
-            bodyLimit: configuration.bodyLimit, connectionLimit: configuration.connectionLimit, headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
+            bodyLimit: configuration.bodyLimit, connectionLimit: configuration.connectionLimit,
+            headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
+            memory: RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte),
             admit: admit, refusal: refusal, observer: observer
         )
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)

@@ -22,6 +22,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Bytes of header buffer per connection; longer headers get 431.
     public var headerMemoryLimit: Int = 32 << 10
+    /// Bytes that requests in flight may use for their bodies and what the service builds
+    /// from them, each body byte counted ``memoryPerBodyByte`` times; a request that does
+    /// not fit beside those in flight gets 503 (``HTTPServerRefusal/busy(retryAfter:)``).
+    /// One request alone always fits.
+    public var requestMemory: Int = 1 << 30
+    /// What one body byte costs while its request is in flight: the byte itself and the
+    /// state the service builds from it, at most.
+    public var memoryPerBodyByte: Int = 1
 
     public init() {}
 }
@@ -41,6 +49,8 @@ extension HTTPServerConfiguration {
             ((1...86_400).contains(bodyTimeout), "body timeout must be 1 to 86400 seconds"),
             ((1...1024).contains(threads), "threads must be 1 to 1024"),
             ((1024...(16 << 20)).contains(headerMemoryLimit), "header memory limit must be 1 KiB to 16 MiB"),
+            (requestMemory >= 1, "request memory must be at least 1 byte"),
+            ((1...1024).contains(memoryPerBodyByte), "memory per body byte must be 1 to 1024"),
         ]
         if let failed = checks.first(where: { !$0.0 }) { throw HTTPServerError(description: failed.1) }
     }

@@ -154,6 +154,10 @@ final class RequestState {
     var answered = false
     /// The body passed the limit; it is read and dropped, then answered with 413.
     var tooLarge = false
+    /// The body did not fit in the request memory; it is read and dropped, then answered with 503.
+    var busy = false
+    /// Body bytes whose memory is reserved in the ``RequestMemoryBudget`` until the request completes.
+    var reservedBodyBytes = 0
     var status = 0
     var bytesOut = 0
     var pending: PendingResponse?

@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// The life of a request on the Swift side: the body read within the limit, the request
@@ -13,11 +14,15 @@ final class RequestLifecycle: Sendable {
     let bodyTimeout: Int
     /// The accept gate and the deadlines of the daemon's connections.
     let connections: ConnectionGuard
+    /// The memory requests in flight may use for their bodies.
+    let memory: RequestMemoryBudget
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
     /// Requests parked and not completed yet, so that none outlives the daemon; closed
     /// (no more parking) once they are all answered at the end of shutdown.
     private let parked = Mutex<Parked>(Parked())
+    /// `batchdiff_connections_parked`: connections suspended until their answer is ready.
+    private let parkedGauge = Gauge(label: "batchdiff_connections_parked")
 
     private struct Parked {
         var pending: [ObjectIdentifier: PendingResponse] = [:]
@@ -25,12 +30,13 @@ final class RequestLifecycle: Sendable {
     }
 
     init(
-        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
+        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, memory: RequestMemoryBudget, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.bodyLimit = bodyLimit
         self.headerTimeout = headerTimeout
         connections = ConnectionGuard(limit: connectionLimit, headerTimeout: headerTimeout)
+        self.memory = memory
         self.bodyTimeout = bodyTimeout
         self.admit = admit
         self.refusal = refusal
@@ -66,6 +72,13 @@ final class RequestLifecycle: Sendable {
         if case .refused(let response) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
+        // A body announced is reserved whole before it is read; one sent in chunks as it grows.
+        if case .accepted = admission, let contentLength, contentLength > 0 {
+            guard memory.reserve(bodyBytes: contentLength) else {
+                return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
+            }
+            state.reservedBodyBytes = contentLength
+        }
         state.admission = admission
     }
 
@@ -83,15 +96,29 @@ final class RequestLifecycle: Sendable {
     func receive(_ count: Int, for state: RequestState) -> BodyPiece {
         state.bytesIn += count
         guard !state.answered else { return .drop }
-        guard !state.tooLarge && state.body.count + count <= bodyLimit else {
+        guard !state.tooLarge && !state.busy && state.body.count + count <= bodyLimit else {
             // libmicrohttpd takes no answer in the middle of an upload: the 413 goes out when
             // the body ends, and a body that runs on far past the limit closes the connection.
-            state.tooLarge = true
+            state.tooLarge = !state.busy
             state.body = []
             return state.bytesIn <= 2 * bodyLimit + (1 << 20) ? .drop : .close
         }
+        let needed = state.body.count + count - state.reservedBodyBytes
+        if needed > 0 {
+            // Reserved a megabyte at a time, not piece by piece.
+            let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
+            guard memory.reserve(bodyBytes: more) else {
+                state.busy = true
+                state.body = []
+                return .drop
+            }
+            state.reservedBodyBytes += more
+        }
         return .keep
     }
+
+    /// Seconds a client refused for want of request memory is asked to wait.
+    static let busyRetryAfter = 1
 
     func finish(_ state: RequestState, connection: Connection) {
         connection.setDeadline(seconds: 0)
@@ -102,6 +129,9 @@ final class RequestLifecycle: Sendable {
         guard !state.answered else { return }
         guard !state.tooLarge else {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
+        }
+        guard !state.busy else {
+            return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
         }
         guard case .accepted(let respond) = state.admission else {
             if case .refused(let response) = state.admission { answer(state, with: response, on: connection, close: isDraining) }
@@ -122,6 +152,7 @@ final class RequestLifecycle: Sendable {
             let admitted = parked.withLock { parked in
                 guard !parked.closed else { return false }
                 parked.pending[ObjectIdentifier(pending)] = pending
+                parkedGauge.record(parked.pending.count)
                 return true
             }
             guard admitted else { return answer(state, with: refusal(.shuttingDown), on: connection, close: true) }
@@ -150,8 +181,14 @@ final class RequestLifecycle: Sendable {
     }
 
     func complete(_ state: RequestState) {
-        if let pending = state.pending { parked.withLock { _ = $0.pending.removeValue(forKey: ObjectIdentifier(pending)) } }
+        if let pending = state.pending {
+            parked.withLock { parked in
+                parked.pending.removeValue(forKey: ObjectIdentifier(pending))
+                parkedGauge.record(parked.pending.count)
+            }
+        }
         inFlight.subtract(1, ordering: .relaxed)
+        memory.release(bodyBytes: state.reservedBodyBytes)
         let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(
             method: state.method, path: state.path, status: state.answered ? state.status : 0,

@@ -16,6 +16,7 @@ enum Environment {
         case maxFeedMemory = "BATCHDIFF_MAX_FEED_MEMORY"
         case maxWait = "BATCHDIFF_MAX_WAIT"
         case shutdownGrace = "BATCHDIFF_SHUTDOWN_GRACE"
+        case requestMemory = "BATCHDIFF_REQUEST_MEMORY"
     }
 
     static func string(_ name: String) -> String? {

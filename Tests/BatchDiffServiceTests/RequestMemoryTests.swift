@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+
+/// Request bodies in flight share a memory budget (--request-memory, each body byte counted
+/// 64 times): a request that does not fit beside those in flight gets 503 server_busy with
+/// Retry-After and changes nothing; one alone always fits; other requests go on.
+final class RequestMemoryTests: ServerTestCase {
+    private let body: String = {
+        let items = (0..<4000).map { "\"row-\($0)\"" }
+        return #"{"old":["# + items.joined(separator: ",") + #"],"new":["# + items.reversed().joined(separator: ",") + "]}"
+    }()
+
+    func testABodyThatDoesNotFitBesideThoseInFlightIs503() throws {
+        // 1 MiB holds 16 KiB of bodies; the body here is about 70 KB, so only one at a time.
+        let server = try startServer(["--request-memory", "\(1 << 20)"])
+        let client = server.client
+        XCTAssertEqual(try client.post("/diff", body).status, 200, "one request alone always fits")
+
+        // One request in flight: its head and half its body sent.
+        let bytes = HTTPClient.requestBytes("POST", "/diff", body: Array(body.utf8), headers: [:])
+        let slow = try client.connect()
+        try slow.send(Array(bytes.prefix(bytes.count / 2)))
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.metric("batchdiff_request_bytes_in_flight")) ?? 0 > 0 })
+
+        let refused = try client.post("/diff", body)
+        assertProblem(refused, 503, "server_busy")
+        XCTAssertEqual(refused.header("retry-after"), "1")
+        let chunk = Array(body.utf8)
+        let chunked = try client.post("/diff", bytes: Array(String(chunk.count, radix: 16).utf8) + Array("\r\n".utf8) + chunk + Array("\r\n0\r\n\r\n".utf8),
+                                      headers: ["Transfer-Encoding": "chunked"])
+        assertProblem(chunked, 503, "server_busy")
+        let put = try client.put("/feeds/big", body)
+        assertProblem(put, 503, "server_busy")
+        assertProblem(try client.get("/feeds/big"), 404, "feed_not_found")  // a refused PUT stores nothing
+        XCTAssertEqual(try client.get("/healthz").status, 200, "requests without a body go on")
+        XCTAssertEqual(try client.post("/diff", #"{"old":[1],"new":[2]}"#).status, 503, "a small body does not fit either")
+
+        try slow.send(Array(bytes.dropFirst(bytes.count / 2)))
+        XCTAssertEqual(try slow.readResponse().status, 200)
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.metric("batchdiff_request_bytes_in_flight")) == 0 }, "the reservation is given back")
+        XCTAssertEqual(try client.post("/diff", body).status, 200, "room again once it is answered")
+        XCTAssertEqual(try client.metric("batchdiff_requests_refused_busy_total"), 4)
+    }
+}
