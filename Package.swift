@@ -68,7 +68,7 @@ let package = Package(
         // What the test targets share (a seeded random source).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
-        .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff"]),
+        .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
     ]

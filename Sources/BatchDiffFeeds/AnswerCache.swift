@@ -1,7 +1,9 @@
 import Synchronization
 
 /// Answers of `changes?since=` kept for reuse: per feed, for its latest version only, and
-/// bounded in bytes. Answers being computed are shared too, so a question many clients ask
+/// bounded in bytes: per feed, and in all by the room the feeds' memory leaves them (other
+/// feeds' answers are dropped to make room for a new one; one that still does not fit is
+/// not kept). Answers being computed are shared too, so a question many clients ask
 /// at once costs one diff (docs/feeds.md §9).
 final class AnswerCache: Sendable {
     /// A question: the answer from `since` to `latest` of one feed.
@@ -31,6 +33,12 @@ final class AnswerCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The bytes answers may hold now.
+    private let room: @Sendable () -> Int
+
+    init(room: @escaping @Sendable () -> Int) {
+        self.room = room
+    }
 
     /// The answer to `question`, and whether it was reused (kept, or computed for another
     /// client at the same time) rather than computed by `compute` for this call.
@@ -58,7 +66,7 @@ final class AnswerCache: Sendable {
             if mine {
                 state.withLock { state in
                     state.computing[question] = nil
-                    if case .success(let answer) = result { Self.keep(answer, for: question, in: &state) }
+                    if case .success(let answer) = result { keep(answer, for: question, in: &state) }
                 }
             }
             do {
@@ -71,16 +79,22 @@ final class AnswerCache: Sendable {
 
     /// Keeps `answer` for `question` (an answer made with a write, say).
     func keep(_ answer: [UInt8], for question: Question) {
-        state.withLock { Self.keep(answer, for: question, in: &$0) }
+        state.withLock { keep(answer, for: question, in: &$0) }
     }
 
-    private static func keep(_ answer: [UInt8], for question: Question, in state: inout State) {
+    private func keep(_ answer: [UInt8], for question: Question, in state: inout State) {
         var kept = state.kept[question.feed] ?? Kept(latest: question.latest)
         guard kept.latest <= question.latest else { return }  // a newer version is here already
-        if kept.latest < question.latest || kept.bytes + answer.count > perFeedLimit { kept = Kept(latest: question.latest) }
+        if kept.latest < question.latest || kept.bytes + answer.capacity > Self.perFeedLimit { kept = Kept(latest: question.latest) }
         state.remove(question.feed)
-        kept.bytes += answer.count - (kept.answers[question.since]?.count ?? 0)
+        kept.bytes += answer.capacity - (kept.answers[question.since]?.capacity ?? 0)  // as allocated
         kept.answers[question.since] = answer
+        let room = room()
+        if state.bytes + kept.bytes > room {
+            state.kept = [:]
+            state.bytes = 0
+        }
+        guard kept.bytes <= room else { return }
         state.kept[question.feed] = kept
         state.bytes += kept.bytes
     }

@@ -10,7 +10,7 @@ import BatchDiffJSON
 /// HTTP: it answers with JSON bytes and throws ``FeedError``.
 public final class Feeds: Sendable {
     private let store: any FeedStore
-    private let answers = AnswerCache()
+    private let answers: AnswerCache
     private let longPolls = LongPolls()
     private let maxBytes: Int
     private let metrics = FeedMetrics()
@@ -24,6 +24,8 @@ public final class Feeds: Sendable {
     public init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
         self.store = store
         maxBytes = maxFeedMemory
+        // Answers are kept in what the store leaves of the memory feeds may hold.
+        answers = AnswerCache { [store] in maxFeedMemory - store.bytesInMemory }
         series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
         store.observe { [answers, longPolls, series] change in
             switch change {
@@ -86,11 +88,11 @@ public final class Feeds: Sendable {
             // A new feed's base is the empty collection, version 0, where its clients start.
             let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
             let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id) }
-            if answers.bytes + store.bytesInMemory + snapshot.byteEstimate > maxBytes { answers.removeAll() }
+            // Room for the new version is made by dropping the answers kept first.
+            if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
             guard try await store.append(next, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
             metrics.answersComputed.increment()
             answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: base.version, latest: next.version))
-            boundAnswers()
             return FeedWrite(version: next.version, changed: true, body: made.write)
         }
     }
@@ -155,7 +157,6 @@ public final class Feeds: Sendable {
             metrics.answersReused.increment()
         } else {
             metrics.answersComputed.increment()
-            boundAnswers()
         }
         return answer
     }
@@ -190,10 +191,6 @@ public final class Feeds: Sendable {
         metrics.record(statistics)
     }
 
-    /// Drops the answers kept once they and the store pass the memory feeds may hold.
-    private func boundAnswers() {
-        if answers.bytes + store.bytesInMemory > maxBytes { answers.removeAll() }
-    }
 }
 
 /// What a write stored, and its answer (`{"feed","version","changed", ...batch}`).

@@ -7,8 +7,10 @@ final class MemoryFeed: Sendable {
     let id: FeedID
     let idKey: String
     private let state: Mutex<State>
-    /// Where the feed adds the change in its bytes, so the store's total needs no walk.
+    /// Where the feed adds the change in its bytes, and in its floor (its bytes with only
+    /// the latest version left), so the store's totals need no walk.
     private let total: ByteTotal
+    private let floors: ByteTotal
 
     private struct State {
         var latest: Snapshot
@@ -20,11 +22,15 @@ final class MemoryFeed: Sendable {
         /// The pool's size after its last compaction; trimming compacts it when it doubles.
         var compactedPoolSize = 0
         var deleted = false
-        /// The bytes last added to the store's total for this feed.
+        /// The bytes and the floor last added to the store's totals for this feed.
         var countedBytes = 0
+        var countedFloor = 0
 
         /// Bytes held, estimated; none once the feed is deleted.
         var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + pool.byteEstimate + versionBytes }
+
+        /// The most the bytes can be once only the latest version is left, its pool compacted.
+        var floorByteEstimate: Int { deleted ? 0 : MemoryFeed.floorByteEstimate(of: latest) }
 
         mutating func removeOldest() {
             let oldest = versions.removeFirst()
@@ -38,10 +44,11 @@ final class MemoryFeed: Sendable {
     }
 
     /// A feed whose first version is `first`.
-    init(id: FeedID, idKey: String, first: Snapshot, sequence: Int, total: ByteTotal) {
+    init(id: FeedID, idKey: String, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
         self.id = id
         self.idKey = idKey
         self.total = total
+        self.floors = floors
         state = Mutex(State(latest: first))
         mutate { state in
             state.versions.append(StoredVersion(number: first.version, sequence: sequence, collection: first.collection, pool: &state.pool))
@@ -87,11 +94,15 @@ final class MemoryFeed: Sendable {
 
     /// The most the feed's bytes can be once only the latest version is left, its pool
     /// compacted.
-    var floorByteEstimate: Int {
-        state.withLock { state in
-            let latest = state.versions.last
-            return state.latest.byteEstimate + (latest?.byteEstimate ?? 0) + RowPrintPool.byteEstimateBound(count: latest?.rows.count ?? 0)
+    var floorByteEstimate: Int { state.withLock { $0.floorByteEstimate } }
+
+    /// The most a feed's bytes can be with `latest` as its only version, its pool compacted.
+    static func floorByteEstimate(of latest: Snapshot) -> Int {
+        let (rows, sections): (Int, Int?) = switch latest.collection {
+        case .list(let items): (items.count, nil)
+        case .sectioned(let all): (all.reduce(0) { $0 + $1.items.count }, all.count)
         }
+        return latest.byteEstimate + StoredVersion.byteEstimate(rows: rows, sections: sections) + RowPrintPool.byteEstimateBound(count: rows)
     }
 
     /// Evicts the oldest version (never the latest); returns whether one went. The pool
@@ -125,6 +136,9 @@ final class MemoryFeed: Sendable {
                 let bytes = state.byteEstimate
                 total.add(bytes - state.countedBytes)
                 state.countedBytes = bytes
+                let floor = state.floorByteEstimate
+                floors.add(floor - state.countedFloor)
+                state.countedFloor = floor
             }
             return body(&state)
         }

@@ -11,6 +11,8 @@ public final class MemoryFeedStore: FeedStore {
     private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
     private let sequence = Atomic<Int>(0)
     private let total = ByteTotal()
+    /// The feeds' bytes if each were cut down to its latest version.
+    private let floors = ByteTotal()
     private let maxVersions: Int
     private let maxBytes: Int
 
@@ -36,12 +38,17 @@ public final class MemoryFeedStore: FeedStore {
     }
 
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) throws(FeedError) -> Bool {
+        // A write that could not fit even with every feed cut down to its latest version is
+        // refused before anything is touched: nothing stored, nothing evicted.
+        let replaced = previous == nil ? 0 : feed(id)?.floorByteEstimate ?? 0
+        guard floors.value - replaced + MemoryFeed.floorByteEstimate(of: snapshot) <= maxBytes else {
+            throw .storageFull(id, limit: maxBytes)
+        }
         if let previous {
             guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
             feed.trim(toVersions: maxVersions)
-            try enforceByteLimit(creating: nil)
         } else {
-            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot, sequence: nextSequence(), total: total)
+            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
             let inserted = feeds.withLock { feeds in
                 guard feeds[id] == nil else { return false }
                 feeds[id] = fresh
@@ -51,8 +58,8 @@ public final class MemoryFeedStore: FeedStore {
                 fresh.delete()  // another first write won
                 return false
             }
-            try enforceByteLimit(creating: fresh)
         }
+        evictToByteLimit()
         notify(.appended(id, version: snapshot.version))
         return true
     }
@@ -84,17 +91,10 @@ public final class MemoryFeedStore: FeedStore {
     }
 
     /// Brings the feeds within the byte limit: the oldest versions across feeds go, a tenth
-    /// at a time (a feed's latest always stays). A feed just `created` that would not fit
-    /// even with every feed cut down to its latest is removed again (507) before anything
-    /// else is touched, so a refused write costs the other feeds nothing.
-    private func enforceByteLimit(creating created: MemoryFeed?) throws(FeedError) {
+    /// at a time (a feed's latest always stays).
+    private func evictToByteLimit() {
         guard total.value > maxBytes else { return }
         let feeds = all
-        func refuse(_ created: MemoryFeed) -> FeedError {
-            if self.feeds.withLock({ $0[created.id] === created ? $0.removeValue(forKey: created.id) : nil }) != nil { created.delete() }
-            return .storageFull(created.id, limit: maxBytes)
-        }
-        if let created, feeds.reduce(0, { $0 + $1.floorByteEstimate }) > maxBytes { throw refuse(created) }
         while total.value > maxBytes {
             let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
             guard evictable > 0 else {
@@ -109,6 +109,5 @@ public final class MemoryFeedStore: FeedStore {
             }
             touched.values.forEach { $0.compact() }
         }
-        if let created, total.value > maxBytes { throw refuse(created) }
     }
 }

@@ -44,11 +44,15 @@ public struct Snapshot: Sendable {
         return snapshot
     }
 
-    /// Bytes held, estimated: the text and the collection read from it.
+    /// Bytes held: the text and the collection read from it, as allocated (capacity, not
+    /// count: a body read in pieces may have room to spare).
     public var byteEstimate: Int {
-        switch collection {
-        case .list(let items): bytes.count + items.count * 40
-        case .sectioned(let sections): bytes.count + sections.reduce(0) { $0 + 48 + $1.items.count * 40 }
+        let item = MemoryLayout<JSONItem>.stride
+        return switch collection {
+        case .list(let items): bytes.capacity + items.capacity * item
+        case .sectioned(let sections):
+            bytes.capacity + sections.capacity * MemoryLayout<Section<JSONSectionHeader, JSONItem>>.stride
+                + sections.reduce(0) { $0 + 32 + $1.items.capacity * item }
         }
     }
 }

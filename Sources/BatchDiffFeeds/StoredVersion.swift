@@ -28,7 +28,10 @@ struct StoredVersion: Sendable {
         }
     }
 
-    var byteEstimate: Int { 96 + rows.count * 4 + rowCounts.count * 8 + (headers?.count ?? 0) * 32 }
+    var byteEstimate: Int { Self.byteEstimate(rows: rows.count, sections: headers?.count) }
+
+    /// The bytes a stored version of `rows` rows in `sections` sections (`nil`: a list) holds.
+    static func byteEstimate(rows: Int, sections: Int?) -> Int { 96 + rows * 4 + (sections ?? 1) * 8 + (sections ?? 0) * 32 }
 
     /// The version as a collection the differ can read (no text behind it).
     func collection(_ pool: RowPrintPool) -> JSONCollection {
