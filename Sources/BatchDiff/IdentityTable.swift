@@ -1,24 +1,28 @@
 /// An open-addressing hash table from identity to a chain of old elements that share it.
 ///
-/// Each slot holds an identity and the head of the chain of its still unpaired elements
-/// (the chain links live in ``Pairing``), packed together so a probe touches one cache line.
+/// A slot holds no identity, only the index of an old element that has it (the `key`), the
+/// head of the chain of its still unpaired elements (the chain links live in ``Pairing``)
+/// and 32 bits of the identity's hash: 12 bytes, so a table for millions of elements stays
+/// small. A probe compares the hash bits first and reads the key element's identity only
+/// when they match.
 @usableFromInline
-struct IdentityTable<Identity: Hashable> {
+struct IdentityTable {
     @usableFromInline
     struct Slot {
-        @usableFromInline var identity: Identity
-        @usableFromInline var hash: Int
+        /// An old element with the slot's identity, or -1 for an empty slot.
+        @usableFromInline var key: Int32
         @usableFromInline var head: Int32
+        @usableFromInline var hashBits: UInt32
 
         @inlinable
-        init(identity: Identity, hash: Int, head: Int32) {
-            self.identity = identity
-            self.hash = hash
+        init(key: Int32, head: Int32, hashBits: UInt32) {
+            self.key = key
             self.head = head
+            self.hashBits = hashBits
         }
     }
 
-    @usableFromInline var slots: [Slot?]
+    @usableFromInline var slots: [Slot]
     @usableFromInline let shift: Int
 
     /// A table for up to `count` identities, at most four fifths full.
@@ -26,43 +30,49 @@ struct IdentityTable<Identity: Hashable> {
     init(capacityFor count: Int) {
         var bits = 3
         while (1 << bits) < count + count / 4 + 1 { bits += 1 }
-        slots = [Slot?](repeating: nil, count: 1 << bits)
+        slots = [Slot](repeating: Slot(key: -1, head: -1, hashBits: 0), count: 1 << bits)
         shift = Int.bitWidth - bits
     }
 
-    /// The slot of `identity`, or the empty slot where it belongs.
+    /// The slot of `identity`, or the empty slot where it belongs; keys index `elements`.
     @inlinable @inline(__always)
-    func probe(_ identity: Identity, hash: Int) -> Int {
+    func probe<Element: Diffable>(_ identity: Element.Identity, hash: Int, in elements: [Element]) -> Int {
         let mask = slots.count - 1
         // Fibonacci hashing spreads identity hashes whose low bits are poorly mixed.
-        var index = Int(truncatingIfNeeded: (UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
-        while let slot = slots[index] {
-            if slot.hash == hash && slot.identity == identity { return index }
+        let mixed = UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15
+        var index = Int(truncatingIfNeeded: mixed >> UInt(shift))
+        let bits = UInt32(truncatingIfNeeded: mixed)
+        while case let slot = slots[index], slot.key >= 0 {
+            if slot.hashBits == bits && elements[Int(slot.key)].identity == identity { return index }
             index = (index + 1) & mask
         }
         return index
     }
 
-    /// Makes `element` the head of the chain of `identity` and returns the previous head, or -1.
+    /// Makes `element` (an index of `elements`) the head of the chain of its identity and
+    /// returns the previous head, or -1.
     @inlinable
-    mutating func push(_ element: Int, identity: Identity, hash: Int) -> Int32 {
-        let index = probe(identity, hash: hash)
-        let previous = slots[index]?.head ?? -1
-        slots[index] = Slot(identity: identity, hash: hash, head: Int32(element))
+    mutating func push<Element: Diffable>(_ element: Int, of elements: [Element]) -> Int32 {
+        let identity = elements[element].identity
+        let hash = elements[element].identityHash
+        let index = probe(identity, hash: hash, in: elements)
+        let previous = slots[index].key >= 0 ? slots[index].head : -1
+        let bits = UInt32(truncatingIfNeeded: UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15)
+        slots[index] = Slot(key: Int32(element), head: Int32(element), hashBits: bits)
         return previous
     }
 
-    /// The slot holding the chain of `identity`, if an element has it.
+    /// The slot holding the chain of `identity`, if an element of `elements` has it.
     @inlinable
-    func slot(of identity: Identity, hash: Int) -> Int? {
-        let index = probe(identity, hash: hash)
-        return slots[index] == nil ? nil : index
+    func slot<Element: Diffable>(of identity: Element.Identity, hash: Int, in elements: [Element]) -> Int? {
+        let index = probe(identity, hash: hash, in: elements)
+        return slots[index].key < 0 ? nil : index
     }
 
     /// The first unpaired element of the chain in `slot`, or -1.
     @inlinable
-    func head(at slot: Int) -> Int32 { slots[slot]!.head }
+    func head(at slot: Int) -> Int32 { slots[slot].head }
 
     @inlinable
-    mutating func setHead(_ element: Int32, at slot: Int) { slots[slot]!.head = element }
+    mutating func setHead(_ element: Int32, at slot: Int) { slots[slot].head = element }
 }

@@ -50,7 +50,7 @@ struct Pairing {
         old: [Element], _ oldCandidates: Range<Int>, new: [Element], _ newCandidates: Range<Int>
     ) {
         guard !oldCandidates.isEmpty, !newCandidates.isEmpty else { return }
-        var table = IdentityTable<Element.Identity>(capacityFor: oldCandidates.count)
+        var table = IdentityTable(capacityFor: oldCandidates.count)
         var oldToNew = take(&self.oldToNew)
         var newToOld = take(&self.newToOld)
         var nextRepeat = take(&self.nextRepeat)
@@ -61,12 +61,11 @@ struct Pairing {
         }
         // Pushing from the back leaves each chain of repeats in order of appearance.
         for oldIndex in oldCandidates.reversed() where oldToNew[oldIndex] < 0 {
-            let element = old[oldIndex]
-            nextRepeat[oldIndex] = table.push(oldIndex, identity: element.identity, hash: element.identityHash)
+            nextRepeat[oldIndex] = table.push(oldIndex, of: old)
         }
         for newIndex in newCandidates where newToOld[newIndex] < 0 {
             let element = new[newIndex]
-            guard let slot = table.slot(of: element.identity, hash: element.identityHash) else { continue }
+            guard let slot = table.slot(of: element.identity, hash: element.identityHash, in: old) else { continue }
             let head = table.head(at: slot)
             guard head >= 0 else { continue }
             oldToNew[Int(head)] = Int32(newIndex)

@@ -133,10 +133,11 @@ public final class BatchDiffService: Sendable {
     }
 
     /// What one request body byte may cost while its request is in flight, for the server's
-    /// request memory: the body, its parsed tape, the collections read from it and the
-    /// differ's state. Measured with a release build: a 28 MB `POST /diff` of 7,000,000
-    /// zeros a side grows peak memory by 58x its size; 100,000 objects with 5% changed, by 13x.
-    public static let memoryPerBodyByte = 64
+    /// request memory: the body, the collections read from it as it is parsed and the
+    /// differ's state. Measured with a release build (`make bench-request-memory`): a 28 MB
+    /// `POST /diff` of 7,000,000 zeros a side, 40 bytes of items and 12 of the identity table
+    /// per 2-byte item, grows peak memory by 36x its size; 100,000 objects with 5% changed, by 3x.
+    public static let memoryPerBodyByte = 40
 
     /// Requests with bodies this large are answered off the server's threads, which stay
     /// free for the quick requests of everyone else.
@@ -175,10 +176,11 @@ public final class BatchDiffService: Sendable {
         }
     }
 
-    /// The body as a JSON document (its content type is checked by ``endpoint(of:)``).
-    static func readJSON(_ request: HTTPRequest) throws(Problem) -> JSONDocument {
+    /// The body as a JSON document whose collections at `collections` are read with the
+    /// identity member `idKey` as it is parsed (its content type is checked by ``endpoint(of:)``).
+    static func readJSON(_ request: HTTPRequest, collections: CollectionPlacement, idKey: String) throws(Problem) -> JSONDocument {
         do {
-            return try JSONDocument(bytes: request.body)
+            return try JSONDocument(bytes: request.body, collections: collections, idKey: idKey)
         } catch {
             throw Problem.malformedJSON(error)
         }

@@ -5,7 +5,28 @@ import HTTPServer
 extension BatchDiffService {
     /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
-        let root = try Self.readJSON(request).root
+        // `old` and `new` are read as the body is parsed, with the default identity member;
+        // a body whose options name another is read again with it (the first reading let go).
+        var body = try Self.readBody(request, idKey: "id")
+        if body.idKey != "id" {
+            let idKey = body.idKey
+            (body.old, body.new) = (.list([]), .list([]))
+            body = try Self.readBody(request, idKey: idKey)
+        }
+        return try Self.batchAnswer(body.old, body.new, body.options)
+    }
+
+    /// What a `POST /diff` body asks for, its collections read with the identity member
+    /// `readWith` (which may differ from the `idKey` it asks for).
+    private struct DiffBody {
+        var old: JSONCollection
+        var new: JSONCollection
+        var idKey: String
+        var options: DiffOptions
+    }
+
+    private static func readBody(_ request: HTTPRequest, idKey readWith: String) throws(Problem) -> DiffBody {
+        let root = try readJSON(request, collections: .rootMembers(["old", "new"]), idKey: readWith).root
         guard root.isObject else { throw Problem.wrongShape("body: expected an object with \"old\" and \"new\", found \(root.kindName)") }
         var old: JSONValue?
         var new: JSONValue?
@@ -22,9 +43,19 @@ extension BatchDiffService {
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }
         let (idKey, diffOptions) = try Self.options(options)
         do {
-            let batch = try JSONBatch(
-                from: old.collection(idKey: idKey, path: "old"), to: new.collection(idKey: idKey, path: "new"), options: diffOptions
+            return DiffBody(
+                old: try old.collection(idKey: readWith, path: "old"), new: try new.collection(idKey: readWith, path: "new"),
+                idKey: idKey, options: diffOptions
             )
+        } catch {
+            throw Problem.wrongShape(error)
+        }
+    }
+
+    /// The answer: the batch from `old` to `new`.
+    private static func batchAnswer(_ old: JSONCollection, _ new: JSONCollection, _ options: DiffOptions) throws(Problem) -> HTTPResponse {
+        do {
+            let batch = try JSONBatch(from: old, to: new, options: options)
             var output = JSONOutput(capacity: 4096)
             output.batch(batch)
             return .json(200, output.bytes)

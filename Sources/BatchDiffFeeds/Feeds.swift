@@ -47,21 +47,27 @@ public final class Feeds: Sendable {
         _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition
     ) async throws(FeedError) -> FeedWrite {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
-            let document = try await Workers.run { () throws(FeedError) in
-                do throws(JSONSyntaxError) {
-                    return try JSONDocument(bytes: text)
-                } catch {
-                    throw .malformedJSON(error)
-                }
-            }
-            return try await write(document, to: id, idKey: requested, condition: condition)
+            // Read with the identity member the write names (a feed's own may differ: then
+            // the text is read again with that).
+            let readWith = requested ?? "id"
+            let document = try await Workers.run { () throws(FeedError) in try Self.read(text, idKey: readWith) }
+            return try await write((document, readWith), to: id, idKey: requested, condition: condition)
+        }
+    }
+
+    /// `text` as a document whose collection's items are read with `idKey` as it is parsed.
+    private static func read(_ text: [UInt8], idKey: String) throws(FeedError) -> JSONDocument {
+        do throws(JSONSyntaxError) {
+            return try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+        } catch {
+            throw .malformedJSON(error)
         }
     }
 
     /// ``write(_:to:idKey:condition:)`` of a text read: a store shared with other processes
     /// may still move on meanwhile, and the write then tries again from the new latest.
     private func write(
-        _ document: JSONDocument, to id: FeedID, idKey requested: String?, condition: WriteCondition
+        _ read: (document: JSONDocument, idKey: String), to id: FeedID, idKey requested: String?, condition: WriteCondition
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?
         while true {
@@ -73,7 +79,10 @@ public final class Feeds: Sendable {
                 throw .invalidSnapshot("feed \(id) uses idKey \(idKey.debugDescription); it cannot change to \(requested.debugDescription)")
             }
             if parsed?.idKey != idKey {
-                parsed = (idKey, try await Workers.run { () throws(FeedError) in try Snapshot(document: document, idKey: idKey) })
+                parsed = (idKey, try await Workers.run { () throws(FeedError) in
+                    let document = read.idKey == idKey ? read.document : try Self.read(read.document.bytes, idKey: idKey)
+                    return try Snapshot(document: document, idKey: idKey)
+                })
             }
             let snapshot = parsed!.snapshot
             if let stored {

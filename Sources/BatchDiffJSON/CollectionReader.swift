@@ -9,6 +9,7 @@ extension JSONValue {
     /// `path` names this value in errors, e.g. `old`.
     public func collection(idKey: String, path: String) throws(CollectionShapeError) -> JSONCollection {
         let idKey = Fingerprint.string(idKey)
+        precondition(document.extractionIdKey.map { $0 == idKey } ?? true, "a document's collections are read with the idKey they were parsed with")
         if isArray { return .list(document.items(ofArray: index, idKey: idKey)) }
         guard isObject, let sections = member(withKey: Fingerprint.string("sections")) else {
             throw CollectionShapeError(path: path, reason: "expected a collection: an array of items or an object with a \"sections\" array, found \(kindName)")
@@ -54,29 +55,39 @@ extension JSONValue {
 }
 
 extension JSONDocument {
-    /// The items of the array at node `array`, read straight off the tape.
+    /// The items of the array at node `array`: read as the document was parsed, or straight
+    /// off the tape.
     func items(ofArray array: Int, idKey: Fingerprint) -> [JSONItem] {
-        nodes.withUnsafeBufferPointer { nodes in
+        if let extracted = nodes[array].extractedItems { return extractedItems[extracted] }
+        return nodes.withUnsafeBufferPointer { nodes in
             var items: [JSONItem] = []
             items.reserveCapacity(Int(nodes[array].childCount))
             var child = array + 1
             for _ in 0..<nodes[array].childCount {
-                let node = nodes[child]
-                var identity = node.fingerprint
-                if node.kind == .object {
-                    var key = child + 1
-                    for _ in 0..<(node.childCount / 2) {
-                        if nodes[key].fingerprint == idKey {
-                            if nodes[key + 1].kind.canBeIdentity { identity = nodes[key + 1].fingerprint }
-                            break
-                        }
-                        key = Int(nodes[key + 1].next)
-                    }
-                }
-                items.append(JSONItem(identity: identity, content: node.fingerprint, span: Int(node.start)..<Int(node.end)))
-                child = Int(node.next)
+                items.append(JSONItem(node: child, of: nodes, idKey: idKey))
+                child = Int(nodes[child].next)
             }
             return items
         }
+    }
+}
+
+extension JSONItem {
+    /// The item whose value is node `index` of `nodes` (docs/batch-format.md §1.2): its
+    /// identity is the first member named `idKey` when that holds a string or a number.
+    init(node index: Int, of nodes: UnsafeBufferPointer<JSONNode>, idKey: Fingerprint) {
+        let node = nodes[index]
+        var identity = node.fingerprint
+        if node.kind == .object {
+            var key = index + 1
+            for _ in 0..<(node.childCount / 2) {
+                if nodes[key].fingerprint == idKey {
+                    if nodes[key + 1].kind.canBeIdentity { identity = nodes[key + 1].fingerprint }
+                    break
+                }
+                key = Int(nodes[key + 1].next)
+            }
+        }
+        self.init(identity: identity, content: node.fingerprint, span: Int(node.start)..<Int(node.end))
     }
 }

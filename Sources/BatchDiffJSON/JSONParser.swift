@@ -1,28 +1,66 @@
 /// A one-pass JSON parser that builds the tape of a ``JSONDocument``: it validates the text
 /// (RFC 8259, UTF-8), limits nesting, and fingerprints every value's canonical form.
+///
+/// Given where the document's collections are, it reads their items as it goes (the
+/// collection reader's rules, docs/batch-format.md §1) and takes each item's values off the
+/// tape again, so the tape stays as small as the largest item.
 struct JSONParser: ~Copyable {
+    /// What a value is to the collections being read as they are parsed.
+    private enum Role {
+        case plain
+        /// The root object, whose members named by `collectionMembers` are collections.
+        case envelope
+        /// A collection: an array of items, or an object whose first `sections` member holds the sections.
+        case collection
+        /// The array of a collection's sections.
+        case sections
+        /// A section, whose first `items` member holds its items.
+        case section
+        /// The array of a collection's items.
+        case items
+    }
+
     private let input: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var nodes: [JSONNode] = []
     private var scratch: [UInt8] = []
     private let maxDepth: Int
+    /// The collections' identity member, and the root members that are collections.
+    private let idKey: Fingerprint
+    private let collectionMembers: [Fingerprint]
+    private var extracted: [[JSONItem]] = []
 
-    private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
+                 collectionMembers: [Fingerprint] = [], reserve: Bool = true) {
         self.input = input
         self.maxDepth = maxDepth
-        nodes.reserveCapacity(input.count / 16 + 1)
+        self.idKey = idKey
+        self.collectionMembers = collectionMembers
+        nodes.reserveCapacity(reserve ? input.count / 16 + 1 : 1024)
     }
 
-    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(JSONSyntaxError) -> [JSONNode] {
-        let result: Result<[JSONNode], JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
-            var parser = JSONParser(input: input, maxDepth: maxDepth)
+    static func parse(
+        _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?
+    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], extracted: [[JSONItem]]) {
+        let result: Result<([JSONNode], [[JSONItem]]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
+            let rootRole: Role = switch collections?.placement {
+            case nil: .plain
+            case .root: .collection
+            case .rootMembers: .envelope
+            }
+            var members: [Fingerprint] = []
+            if case .rootMembers(let names) = collections?.placement { members = names.map { Fingerprint.string($0) } }
+            var parser = JSONParser(
+                input: input, maxDepth: maxDepth, idKey: collections?.idKey ?? Fingerprint(high: 0, low: 0),
+                collectionMembers: members, reserve: collections == nil
+            )
             do throws(JSONSyntaxError) {
                 parser.skipWhitespace()
                 guard parser.position < input.count else { throw parser.error("the body is empty; expected a JSON value") }
-                _ = try parser.parseValue(depth: 0)
+                _ = try parser.parseValue(depth: 0, role: rootRole)
                 parser.skipWhitespace()
                 guard parser.position == input.count else { throw parser.error("unexpected data after the JSON value") }
-                return .success(parser.nodes)
+                return .success((parser.nodes, parser.extracted))
             } catch {
                 return .failure(error)
             }
@@ -75,11 +113,11 @@ struct JSONParser: ~Copyable {
         return nodes.count - 1
     }
 
-    private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> Int {
+    private mutating func parseValue(depth: Int, role: Role = .plain) throws(JSONSyntaxError) -> Int {
         guard position < input.count else { throw error("unexpected end of input; expected a value") }
         switch input[position] {
-        case UInt8(ascii: "{"): return try parseContainer(object: true, depth: depth + 1)
-        case UInt8(ascii: "["): return try parseContainer(object: false, depth: depth + 1)
+        case UInt8(ascii: "{"): return try parseContainer(object: true, depth: depth + 1, role: role)
+        case UInt8(ascii: "["): return try parseContainer(object: false, depth: depth + 1, role: role)
         case UInt8(ascii: "\""): return try parseString()
         case UInt8(ascii: "t"): return try parseLiteral("true", .true)
         case UInt8(ascii: "f"): return try parseLiteral("false", .false)
@@ -99,8 +137,11 @@ struct JSONParser: ~Copyable {
         return append(kind, start: start, fingerprint: FingerprintHasher(tag: UInt64(kind.rawValue)).finalize())
     }
 
-    private mutating func parseContainer(object: Bool, depth: Int) throws(JSONSyntaxError) -> Int {
+    private mutating func parseContainer(object: Bool, depth: Int, role: Role) throws(JSONSyntaxError) -> Int {
         guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
+        let readsItems = !object && (role == .collection || role == .items)
+        var items: [JSONItem] = []
+        var claimedMember = false
         let start = position
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
         let close = UInt8(ascii: object ? "}" : "]")
@@ -125,11 +166,16 @@ struct JSONParser: ~Copyable {
                     }
                     position += 1
                     skipWhitespace()
-                    let value = try parseValue(depth: depth)
+                    let value = try parseValue(depth: depth, role: memberRole(of: nodes[key].fingerprint, in: role, claimed: &claimedMember))
                     memberSum = memberSum &+ .member(key: nodes[key].fingerprint, value: nodes[value].fingerprint)
                 } else {
-                    let value = try parseValue(depth: depth)
+                    let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
+                    if readsItems {
+                        // The item is read, and its values leave the tape.
+                        items.append(nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) })
+                        nodes.removeLast(nodes.count - value)
+                    }
                 }
                 count += 1
                 skipWhitespace()
@@ -147,11 +193,38 @@ struct JSONParser: ~Copyable {
         }
         hasher.combine(UInt64(count))
         nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
-        nodes[index].childCount = Int32(object ? count * 2 : count)
+        if readsItems {
+            // Kept as long as the document: without the room to spare that growing left.
+            extracted.append(items.capacity > items.count + items.count / 8 ? items.withUnsafeBufferPointer { Array($0) } : items)
+            nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedItems
+        } else {
+            nodes[index].childCount = Int32(object ? count * 2 : count)
+        }
         nodes[index].end = Int32(position)
         nodes[index].next = Int32(nodes.count)
         return index
     }
+
+    /// The role of an object's member named by `key` in an object of role `role`: the first
+    /// `sections` of a collection and the first `items` of a section are read as such (as
+    /// ``JSONValue/collection(idKey:path:)`` reads them), the collections of the envelope too.
+    private func memberRole(of key: Fingerprint, in role: Role, claimed: inout Bool) -> Role {
+        switch role {
+        case .envelope:
+            return collectionMembers.contains(key) ? .collection : .plain
+        case .collection where !claimed && key == Self.sectionsKey:
+            claimed = true
+            return .sections
+        case .section where !claimed && key == Self.itemsKey:
+            claimed = true
+            return .items
+        default:
+            return .plain
+        }
+    }
+
+    private static let sectionsKey = Fingerprint.string("sections")
+    private static let itemsKey = Fingerprint.string("items")
 
     private mutating func parseString() throws(JSONSyntaxError) -> Int {
         let start = position

@@ -51,7 +51,7 @@ struct DiffCommand: ParsableCommand {
             data = contents
         }
         do {
-            return try JSONDocument(bytes: [UInt8](data)).root.collection(idKey: idKey, path: name)
+            return try JSONDocument(bytes: [UInt8](data), collections: .root, idKey: idKey).root.collection(idKey: idKey, path: name)
         } catch {
             throw CommandFailure("\(name) (\(path)): \(error)")
         }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Request bodies in flight share a memory budget (--request-memory, each body byte counted
-/// 64 times): a request that does not fit beside those in flight gets 503 server_busy with
+/// 40 times): a request that does not fit beside those in flight gets 503 server_busy with
 /// Retry-After and changes nothing; one alone always fits; other requests go on.
 final class RequestMemoryTests: ServerTestCase {
     private let body: String = {
@@ -11,7 +11,7 @@ final class RequestMemoryTests: ServerTestCase {
     }()
 
     func testABodyThatDoesNotFitBesideThoseInFlightIs503() throws {
-        // 1 MiB holds 16 KiB of bodies; the body here is about 70 KB, so only one at a time.
+        // 1 MiB holds 26 KiB of bodies; the body here is about 70 KB, so only one at a time.
         let server = try startServer(["--request-memory", "\(1 << 20)"])
         let client = server.client
         XCTAssertEqual(try client.post("/diff", body).status, 200, "one request alone always fits")
