@@ -72,12 +72,15 @@ final class RequestLifecycle: Sendable {
         if case .refused(let response) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
-        // A body announced is reserved whole before it is read; one sent in chunks as it grows.
+        // A body announced is reserved whole before it is read; one sent in chunks as it
+        // grows. One that does not fit is read and dropped, then refused: a client sending
+        // its body before it reads an answer gets the 503, not a reset.
         if case .accepted = admission, let contentLength, contentLength > 0 {
-            guard memory.reserve(bodyBytes: contentLength) else {
-                return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
+            if memory.reserve(bodyBytes: contentLength) {
+                state.reservedBodyBytes = contentLength
+            } else {
+                state.busy = true
             }
-            state.reservedBodyBytes = contentLength
         }
         state.admission = admission
     }
@@ -131,7 +134,7 @@ final class RequestLifecycle: Sendable {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
         }
         guard !state.busy else {
-            return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
+            return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: isDraining)
         }
         guard case .accepted(let respond) = state.admission else {
             if case .refused(let response) = state.admission { answer(state, with: response, on: connection, close: isDraining) }

@@ -52,8 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Longest long-poll wait, in seconds (BATCHDIFF_MAX_WAIT).")
     var maxWait = Environment.integer(.maxWait, default: 60)
 
-    @Option(help: "Bytes that requests in flight may use for their bodies and parsing, each body byte counted \(BatchDiffService.memoryPerBodyByte) times; a request that would pass it gets 503 server_busy, one alone always fits (BATCHDIFF_REQUEST_MEMORY); default: an eighth of the memory the process may use (its cgroup's limit, else the machine's).")
-    var requestMemory = Environment.integer(.requestMemory, default: ProcessMemory.available / 8)
+    @Option(help: "Bytes that requests in flight may use for their bodies and parsing, each body byte counted \(BatchDiffService.memoryPerBodyByte) times; a request that would pass it gets 503 server_busy, one alone always fits (BATCHDIFF_REQUEST_MEMORY); default: a sixteenth of the memory the process may use (its cgroup's limit, else the machine's).")
+    var requestMemory = Environment.integer(.requestMemory, default: ProcessMemory.available / 16)
 
     @Option(help: "Seconds to let requests in flight finish at shutdown; the default leaves room within docker stop's 10 s (BATCHDIFF_SHUTDOWN_GRACE).")
     var shutdownGrace = Environment.integer(.shutdownGrace, default: 8)
