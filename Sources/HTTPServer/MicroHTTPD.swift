@@ -156,8 +156,10 @@ final class RequestState {
     var tooLarge = false
     /// The body did not fit in the request memory; it is read and dropped, then answered with 503.
     var busy = false
-    /// Body bytes whose memory is reserved in the ``RequestMemoryBudget`` until the request completes.
+    /// Body bytes whose memory is reserved in the ``RequestMemoryBudget`` until the request
+    /// completes, and the bytes of memory reserved for them.
     var reservedBodyBytes = 0
+    var reservedMemory = 0
     var status = 0
     var bytesOut = 0
     var pending: PendingResponse?

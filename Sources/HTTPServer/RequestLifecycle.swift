@@ -76,8 +76,9 @@ final class RequestLifecycle: Sendable {
         // grows. One that does not fit is read and dropped, then refused: a client sending
         // its body before it reads an answer gets the 503, not a reset.
         if case .accepted = admission, let contentLength, contentLength > 0 {
-            if memory.reserve(bodyBytes: contentLength) {
+            if let reserved = memory.reserve(bodyBytes: contentLength) {
                 state.reservedBodyBytes = contentLength
+                state.reservedMemory = reserved
             } else {
                 state.busy = true
             }
@@ -110,12 +111,13 @@ final class RequestLifecycle: Sendable {
         if needed > 0 {
             // Reserved a megabyte at a time, not piece by piece.
             let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
-            guard memory.reserve(bodyBytes: more) else {
+            guard let reserved = memory.reserve(bodyBytes: more) else {
                 state.busy = true
                 state.body = []
                 return .drop
             }
             state.reservedBodyBytes += more
+            state.reservedMemory += reserved
         }
         return .keep
     }
@@ -191,7 +193,7 @@ final class RequestLifecycle: Sendable {
             }
         }
         inFlight.subtract(1, ordering: .relaxed)
-        memory.release(bodyBytes: state.reservedBodyBytes)
+        memory.release(state.reservedMemory)
         let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(
             method: state.method, path: state.path, status: state.answered ? state.status : 0,
