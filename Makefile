@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-loadtest deps-docker build release run test api-check package-check bench bench-memory loadtest docker-check clean
+.PHONY: deps deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev pkg-config)
@@ -39,6 +39,7 @@ test: deps build
 	swift test
 	scripts/api-check.sh
 	scripts/package-check.sh
+	SOAK_SECONDS=10 scripts/soak.py .build/debug/batchdiff
 
 api-check: build
 	scripts/api-check.sh
@@ -57,8 +58,20 @@ bench: release
 bench-memory: release
 	scripts/bench-memory.py
 
+# Peak memory per request byte of one POST /diff (zeros and objects), several runs.
+bench-request-memory: release
+	scripts/bench-request-memory.py .build/release/batchdiff
+
 loadtest: deps-loadtest release
 	scripts/loadtest.sh
+
+# A bounded chaos run on loopback (scripts/soak.py): writers, readers checking every batch
+# against a model, /diff, hostile clients, a health probe and the memory bound, at once.
+soak: release
+	scripts/soak.py .build/release/batchdiff
+
+soak-short: build
+	SOAK_SECONDS=10 scripts/soak.py .build/debug/batchdiff
 
 docker-check: deps-docker
 	scripts/docker-check.sh

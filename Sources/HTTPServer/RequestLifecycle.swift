@@ -76,7 +76,7 @@ final class RequestLifecycle: Sendable {
         // grows. One that does not fit is read and dropped, then refused: a client sending
         // its body before it reads an answer gets the 503, not a reset.
         if case .accepted = admission, let contentLength, contentLength > 0 {
-            if let reserved = memory.reserve(bodyBytes: contentLength) {
+            if let reserved = memory.reserve(bodyBytes: contentLength, held: 0) {
                 state.reservedBodyBytes = contentLength
                 state.reservedMemory = reserved
             } else {
@@ -111,7 +111,7 @@ final class RequestLifecycle: Sendable {
         if needed > 0 {
             // Reserved a megabyte at a time, not piece by piece.
             let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
-            guard let reserved = memory.reserve(bodyBytes: more) else {
+            guard let reserved = memory.reserve(bodyBytes: more, held: state.reservedMemory) else {
                 state.busy = true
                 state.body = []
                 return .drop

@@ -15,7 +15,8 @@ final class RequestMemoryBudget: Sendable {
     let limit: Int
     /// The bytes one body byte costs while its request is in flight.
     let bytesPerBodyByte: Int
-    private let used = Atomic<Int>(0)
+    /// Bytes reserved now; the gauge is recorded under the same lock, so it never lags.
+    private let used = Mutex<Int>(0)
     private let inFlightGauge = Gauge(label: "batchdiff_request_bytes_in_flight")
     private let refusals = Counter(label: "batchdiff_requests_refused_busy_total")
 
@@ -24,30 +25,34 @@ final class RequestMemoryBudget: Sendable {
         self.bytesPerBodyByte = bytesPerBodyByte
     }
 
-    /// Reserves the share of `bodyBytes` more body bytes and returns the bytes reserved,
-    /// or `nil` (nothing reserved) when it does not fit beside the requests in flight.
-    func reserve(bodyBytes: Int) -> Int? {
+    /// Reserves the share of `bodyBytes` more body bytes for a request that holds `held`
+    /// bytes already, and returns the bytes reserved (a request alone is never counted
+    /// past the budget), or `nil` (nothing reserved) when it does not fit beside the
+    /// requests in flight.
+    func reserve(bodyBytes: Int, held: Int) -> Int? {
         let product = bodyBytes.multipliedReportingOverflow(by: bytesPerBodyByte)
-        let share = product.overflow ? limit : min(product.partialValue, limit)
-        let room = share <= limit / 64 ? limit + limit / 8 : limit
-        var current = used.load(ordering: .relaxed)
-        while true {
-            guard current == 0 || current + share <= room else {
-                refusals.increment()
-                return nil
-            }
-            let (exchanged, original) = used.compareExchange(expected: current, desired: current + share, ordering: .relaxed)
-            if exchanged {
-                inFlightGauge.record(current + share)
-                return share
-            }
-            current = original
+        let share = min(product.overflow ? limit : product.partialValue, max(0, limit - held))
+        let room = held + share <= limit / 64 ? limit + limit / 8 : limit
+        let reserved = used.withLock { used -> Bool in
+            // Alone: no other request holds anything.
+            guard used == held || used + share <= room else { return false }
+            used += share
+            inFlightGauge.record(used)
+            return true
         }
+        guard reserved else {
+            refusals.increment()
+            return nil
+        }
+        return share
     }
 
     /// Gives back `bytes` that ``reserve(bodyBytes:)`` reserved.
     func release(_ bytes: Int) {
         guard bytes > 0 else { return }
-        inFlightGauge.record(used.subtract(bytes, ordering: .relaxed).newValue)
+        used.withLock { used in
+            used -= bytes
+            inFlightGauge.record(used)
+        }
     }
 }

@@ -42,4 +42,23 @@ final class RequestMemoryTests: ServerTestCase {
         XCTAssertEqual(try client.post("/diff", body).status, 200, "room again once it is answered")
         XCTAssertEqual(try client.metric("batchdiff_requests_refused_busy_total"), 3)
     }
+
+    /// A chunked body reserves as it grows; alone it always fits, however many steps it
+    /// takes, and past the body limit it is a 413, not a 503.
+    func testAChunkedBodyAloneAlwaysFits() throws {
+        let client = try startServer(["--request-memory", "\(50 << 20)", "--body-limit", "\(2 << 20)"]).client
+        func chunked(_ text: String) -> [UInt8] {
+            let bytes = Array(text.utf8)
+            return Array(String(bytes.count, radix: 16).utf8) + Array("\r\n".utf8) + bytes + Array("\r\n0\r\n\r\n".utf8)
+        }
+        let items = (0..<100_000).map { "\"r\($0)\"" }.joined(separator: ",")  // about 0.9 MB a side
+        let body = #"{"old":["# + items + #"],"new":["# + items + "]}"
+        XCTAssertGreaterThan(body.utf8.count, 1 << 21 - (1 << 20))
+        XCTAssertLessThan(body.utf8.count, 2 << 20)
+        let answer = try client.post("/diff", bytes: chunked(body), headers: ["Transfer-Encoding": "chunked"])
+        XCTAssertEqual(answer.status, 200, answer.text.prefix(300).description)
+        let oversized = try client.post("/diff", bytes: chunked(body + String(repeating: " ", count: 1 << 20)), headers: ["Transfer-Encoding": "chunked"])
+        assertProblem(oversized, 413, "body_too_large")
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.metric("batchdiff_request_bytes_in_flight")) == 0 }, "every reservation given back")
+    }
 }
