@@ -11,8 +11,8 @@ extension BatchDiffService {
         Endpoint(["POST"], "/diff", access: .read, body: .json, answer: .computed { service, request throws(Problem) in
             try service.diff(request)
         }),
-        Endpoint(["GET", "HEAD"], "/feeds/?", access: .read, answer: .task { service, _, _ throws(Problem) in
-            try await service.listFeeds()
+        Endpoint(["GET", "HEAD"], "/feeds/?", access: .read, answer: .task { service, request, _ throws(Problem) in
+            try await service.listFeeds(request)
         }),
         Endpoint(["GET", "HEAD"], "/feeds/{id}", access: .read, answer: .task { service, request, path throws(Problem) in
             try await service.getFeed(path["id"], request)

@@ -32,18 +32,23 @@ enum FeedAnswers {
         return output.bytes
     }
 
-    /// The answer to `GET /feeds`: `{"feeds":[{"feed","version"}, ...]}`.
-    static func list(_ feeds: [FeedSummary]) -> [UInt8] {
+    /// The answer to `GET /feeds`: `{"feeds":[{"feed","version"}, ...], "next"}`, `next`
+    /// (the id to list after) only while more feeds follow.
+    static func list(_ page: FeedPage) -> [UInt8] {
         var output = JSONOutput()
         output.object { output in
             output.key("feeds")
-            output.array(feeds) { output, feed in
+            output.array(page.feeds) { output, feed in
                 output.object { output in
                     output.key("feed")
                     output.string(feed.id.name)
                     output.key("version")
                     output.integer(feed.version)
                 }
+            }
+            if page.more, let last = page.feeds.last {
+                output.key("next")
+                output.string(last.id.name)
             }
         }
         return output.bytes

@@ -28,8 +28,10 @@ public protocol FeedStore: Sendable {
     /// Removes feed `id`; returns whether it existed.
     func delete(_ id: FeedID) async throws(FeedError) -> Bool
 
-    /// Every feed with its latest version, in id order.
-    func list() async throws(FeedError) -> [FeedSummary]
+    /// Up to `limit` feeds with ids above `after` (from the first when `nil`), with their
+    /// latest versions, in id order, and whether more follow; from an index, never by
+    /// reading every feed.
+    func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage
 
     /// Calls `observer` for every change of any feed from now on (a new version, a
     /// deletion), whichever process made it. Long polls are woken through it.
@@ -63,6 +65,18 @@ public struct FeedSummary: Sendable, Equatable {
     public init(id: FeedID, version: Int) {
         self.id = id
         self.version = version
+    }
+}
+
+/// A page of the listing of feeds.
+public struct FeedPage: Sendable, Equatable {
+    public var feeds: [FeedSummary]
+    /// Whether feeds follow the last of `feeds`.
+    public var more: Bool
+
+    public init(feeds: [FeedSummary], more: Bool) {
+        self.feeds = feeds
+        self.more = more
     }
 }
 

@@ -176,8 +176,8 @@ public final class Feeds: Sendable {
     }
 
     /// Every feed with its latest version, in id order: `{"feeds":[{"feed","version"}]}`.
-    public func list() async throws(FeedError) -> [UInt8] {
-        FeedAnswers.list(try await store.list())
+    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> [UInt8] {
+        FeedAnswers.list(try await store.list(after: after, limit: limit))
     }
 
     /// Answers every parked long poll now, and later ones at once (at shutdown).

@@ -7,7 +7,7 @@ import Synchronization
 /// byte limit the oldest versions across feeds go first, never a feed's latest
 /// (docs/feeds.md §7).
 public final class MemoryFeedStore: FeedStore {
-    private let feeds = Mutex<[FeedID: MemoryFeed]>([:])
+    private let feeds = Mutex(FeedIndex<MemoryFeed>())
     private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
     private let sequence = Atomic<Int>(0)
     private let total = ByteTotal()
@@ -24,7 +24,7 @@ public final class MemoryFeedStore: FeedStore {
 
     private func feed(_ id: FeedID) -> MemoryFeed? { feeds.withLock { $0[id] } }
 
-    private var all: [MemoryFeed] { feeds.withLock { Array($0.values) } }
+    private var all: [MemoryFeed] { feeds.withLock { Array($0.byID.values) } }
 
     private func nextSequence() -> Int { sequence.add(1, ordering: .relaxed).newValue }
 
@@ -49,11 +49,7 @@ public final class MemoryFeedStore: FeedStore {
             feed.trim(toVersions: maxVersions)
         } else {
             let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
-            let inserted = feeds.withLock { feeds in
-                guard feeds[id] == nil else { return false }
-                feeds[id] = fresh
-                return true
-            }
+            let inserted = feeds.withLock { $0.insert(fresh, as: id) }
             guard inserted else {
                 fresh.delete()  // another first write won
                 return false
@@ -65,14 +61,18 @@ public final class MemoryFeedStore: FeedStore {
     }
 
     public func delete(_ id: FeedID) throws(FeedError) -> Bool {
-        guard let feed = feeds.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        guard let feed = feeds.withLock({ $0.remove(id) }) else { return false }
         feed.delete()
         notify(.deleted(id))
         return true
     }
 
-    public func list() throws(FeedError) -> [FeedSummary] {
-        all.compactMap { feed in feed.latest.map { FeedSummary(id: feed.id, version: $0.version) } }.sorted { $0.id < $1.id }
+    public func list(after: FeedID?, limit: Int) throws(FeedError) -> FeedPage {
+        let (page, more) = feeds.withLock { index in
+            let (ids, more) = index.page(after: after, limit: limit)
+            return (ids.compactMap { id in index[id].map { (id, $0) } }, more)
+        }
+        return FeedPage(feeds: page.compactMap { id, feed in feed.latest.map { FeedSummary(id: id, version: $0.version) } }, more: more)
     }
 
     public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {

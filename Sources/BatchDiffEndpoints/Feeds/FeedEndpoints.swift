@@ -37,8 +37,26 @@ extension BatchDiffService {
     }
 
     /// `GET /feeds`: every feed with its latest version.
-    func listFeeds() async throws(Problem) -> HTTPResponse {
-        .json(200, try await feedCall { () async throws(FeedError) in try await self.feeds.list() })
+    func listFeeds(_ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let (after, limit) = try listQuery(request)
+        return .json(200, try await feedCall { () async throws(FeedError) in try await self.feeds.list(after: after, limit: limit) })
+    }
+
+    /// `limit` (1 to 10,000, default 1,000) and `after` (a feed id) of `GET /feeds`.
+    private func listQuery(_ request: HTTPRequest) throws(Problem) -> (after: FeedID?, limit: Int) {
+        var limit = 1000
+        if let text = request.query["limit"] {
+            guard let value = Int(text), (1...10_000).contains(value) else {
+                throw Problem.badQuery("limit: expected 1 to 10000 feeds, not \(text.debugDescription)")
+            }
+            limit = value
+        }
+        guard let text = request.query["after"] else { return (nil, limit) }
+        do {
+            return (try FeedID(text), limit)
+        } catch {
+            throw Problem.badQuery("after: expected a feed id, not \(text.prefix(140).debugDescription)")
+        }
     }
 
     /// `GET /feeds/{id}/changes?since=N[&wait=S]`: the batch from version N to the latest,
