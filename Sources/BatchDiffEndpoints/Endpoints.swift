@@ -7,6 +7,7 @@ extension BatchDiffService {
     /// the route's name in metrics.
     static let endpoints: [Endpoint] = [
         Endpoint(["GET", "HEAD"], "/healthz", access: .open, answer: .now { _, _, _ throws(Problem) in healthAnswer }),
+        Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { _, _, _ throws(Problem) in readyAnswer }),
         Endpoint(["GET", "HEAD"], "/metrics", access: .open, answer: .now { service, _, _ throws(Problem) in service.metricsAnswer() }),
         Endpoint(["POST"], "/diff", access: .read, body: .json, answer: .computed { service, request throws(Problem) in
             try service.diff(request)
@@ -54,13 +55,19 @@ extension BatchDiffService {
         endpoints.first { $0.path.match(path) != nil }?.path.label ?? "other"
     }
 
-    /// `GET /healthz`: the process serves.
-    private static let healthAnswer: HTTPResponse = {
+    /// `GET /healthz`: the process serves (liveness: never about the store).
+    private static let healthAnswer = statusAnswer("ok")
+
+    /// `GET /readyz`: the server takes requests (readiness). While it shuts down, the
+    /// server answers it 503 `shutting_down`, as every new request.
+    private static let readyAnswer = statusAnswer("ready")
+
+    private static func statusAnswer(_ status: String) -> HTTPResponse {
         var output = JSONOutput()
         output.object { output in
             output.key("status")
-            output.string("ok")
+            output.string(status)
         }
         return .json(200, output.bytes)
-    }()
+    }
 }

@@ -28,6 +28,7 @@ final class RouteTests: ServerTestCase {
         let head = try client.request("HEAD", "/healthz")
         XCTAssertEqual(head.status, 200)
         XCTAssertTrue(head.body.isEmpty)
+        XCTAssertEqual(assertJSON(try client.get("/readyz"))["status"] as? String, "ready")
     }
 
     func testMetricsCountRequestsAndHaveALatencyHistogram() throws {

@@ -64,7 +64,7 @@ final class ShutdownTests: ServerTestCase {
         // New connections are refused while draining.
         XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "a new connection was served while shutting down")
         // A new request on a connection opened before gets 503 (and the connection closes).
-        if let refused = try? keepAlive.request("GET", "/healthz", timeout: 3) {
+        if let refused = try? keepAlive.request("GET", "/readyz", timeout: 3) {
             assertProblem(refused, 503, "shutting_down")
             XCTAssertEqual(refused.header("connection")?.lowercased(), "close")
         } else {
