@@ -18,7 +18,7 @@ endef
 .PHONY: deps deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory loadtest soak soak-short docker-check clean
 
 deps:
-	@$(call apt_install,libmicrohttpd-dev pkg-config)
+	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev pkg-config)
 
 deps-loadtest: deps
 	@$(call apt_install,wrk)

@@ -37,6 +37,11 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        // SQLite, and the safe Swift layer over it (every unsafe pointer in Sources/SQLite).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // Feeds in an SQLite file: a FeedStore for one server that survives restarts.
+        .target(name: "BatchDiffSQLite", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "SQLite"]),
         // What the server needs from glibc beyond the Glibc module: mallopt, POLLRDHUP.
         .systemLibrary(name: "CGlibcExtras"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
@@ -57,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "batchdiff",
             dependencies: [
-                "BatchDiffEndpoints", "BatchDiffJSON", "BatchDiff",
+                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffJSON", "BatchDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -19,16 +19,14 @@ public final class BatchDiffService: Sendable {
     private let sentBytes = Counter(label: "batchdiff_sent_bytes_total")
     private let latency = Metrics.Timer(label: "batchdiff_request_duration_seconds")
 
-    /// A service that records its metrics through swift-metrics (bootstrap it with
-    /// ``prometheusFactory(registry:)`` first) and shows those of `metricsRegistry` on `/metrics`.
-    public init(configuration: ServiceConfiguration, logger: Logger, metricsRegistry: PrometheusCollectorRegistry) {
+    /// A service whose feeds live in `store`, that records its metrics through swift-metrics
+    /// (bootstrap it with ``prometheusFactory(registry:)`` first) and shows those of
+    /// `metricsRegistry` on `/metrics`.
+    public init(configuration: ServiceConfiguration, store: any FeedStore, logger: Logger, metricsRegistry: PrometheusCollectorRegistry) {
         self.configuration = configuration
         self.logger = logger
         self.metricsRegistry = metricsRegistry
-        feeds = Feeds(
-            store: MemoryFeedStore(maxVersions: configuration.maxVersionsPerFeed, maxBytes: configuration.maxFeedMemory),
-            maxFeedMemory: configuration.maxFeedMemory
-        )
+        feeds = Feeds(store: store, maxFeedMemory: configuration.maxFeedMemory)
     }
 
     /// Decides about a request from its head: refused (no such route, a method the route

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BatchDiffEndpoints
+import BatchDiffFeeds
+import BatchDiffSQLite
 import Foundation
 import HTTPServer
 import Logging
@@ -43,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token that reads need (BATCHDIFF_READ_TOKEN).")
     var readToken: String?
 
+    @Option(help: "Where feeds live: memory (nothing survives the process), or sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; with a file, --max-feed-memory bounds what is kept in memory and --max-versions what the file keeps (BATCHDIFF_STORE).")
+    var store = Environment.string("BATCHDIFF_STORE", default: "memory")
+
     @Option(help: "Versions kept per feed (BATCHDIFF_MAX_VERSIONS).")
     var maxVersions = Environment.integer(.maxVersions, default: 64)
 
@@ -68,7 +73,13 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
+        guard store == "memory" || sqlitePath?.isEmpty == false else {
+            throw ValidationError("--store: expected memory or sqlite:PATH, not \(store.debugDescription)")
+        }
     }
+
+    /// The file of `--store sqlite:PATH`.
+    private var sqlitePath: String? { store.hasPrefix("sqlite:") ? String(store.dropFirst("sqlite:".count)) : nil }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel)!
@@ -90,7 +101,18 @@ struct ServeCommand: AsyncParsableCommand {
         service.maxVersionsPerFeed = maxVersions
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
-        let batchDiff = BatchDiffService(configuration: service, logger: logger, metricsRegistry: metricsRegistry)
+        let feedStore: any FeedStore
+        if let sqlitePath {
+            do {
+                feedStore = try SQLiteFeedStore(path: sqlitePath, maxVersions: maxVersions, maxBytes: maxFeedMemory)
+            } catch {
+                guard case .internalFailure(let reason) = error else { throw CommandFailure("--store \(store): \(error)") }
+                throw CommandFailure(reason)
+            }
+        } else {
+            feedStore = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxFeedMemory)
+        }
+        let batchDiff = BatchDiffService(configuration: service, store: feedStore, logger: logger, metricsRegistry: metricsRegistry)
 
         var http = HTTPServerConfiguration()
         http.host = address.host

@@ -1,0 +1,222 @@
+import BatchDiffFeeds
+import BatchDiffJSON
+import Dispatch
+import SQLite
+import Synchronization
+
+/// Feeds in one SQLite file, for one server: they survive restarts and `kill -9` (an
+/// acknowledged write is committed with `synchronous=FULL` in WAL mode before it is
+/// answered). The latest snapshots read are kept in memory, within `maxBytes`; the file
+/// keeps `maxVersions` versions per feed. A second server on the same file fails at start.
+///
+/// Every call runs on the store's own serial queue, never on the caller's thread: the
+/// connection is used there only, which is what makes the type `Sendable`.
+public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
+    private let connection: SQLiteConnection
+    private let queue = DispatchQueue(label: "batchdiff.sqlite-store")
+    private let maxVersions: Int
+    private let maxBytes: Int
+    private let cache = Mutex<SnapshotCache>(SnapshotCache())
+    private let counts: Mutex<FeedStoreStatistics>
+    private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
+
+    /// Opens (creating) the store at `path`; throws a message naming the file when it cannot
+    /// be opened or another server uses it.
+    public init(path: String, maxVersions: Int, maxBytes: Int) throws(FeedError) {
+        self.maxVersions = maxVersions
+        self.maxBytes = maxBytes
+        do throws(SQLiteError) {
+            let connection = try SQLiteConnection(path: path)
+            self.connection = connection
+            // One writer, for good: the file's lock is held while this server runs.
+            try connection.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+            try connection.writeTransaction { () throws(SQLiteError) in
+                try connection.execute("""
+                    CREATE TABLE IF NOT EXISTS feeds (id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS versions (
+                        feed TEXT NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, version)
+                    ) WITHOUT ROWID;
+                    """)
+            }
+            let feeds = try connection.prepare("SELECT count(*) FROM feeds")
+            let versions = try connection.prepare("SELECT count(*) FROM versions")
+            _ = try feeds.step()
+            _ = try versions.step()
+            counts = Mutex(FeedStoreStatistics(feeds: feeds.integer(at: 0), versions: versions.integer(at: 0), bytesInMemory: 0))
+        } catch {
+            throw .internalFailure(error.isBusy
+                ? "the SQLite file \(path) is in use by another server"
+                : "cannot open the SQLite file \(path): \(error.message)")
+        }
+    }
+
+    /// Runs `work` with the connection on the store's queue.
+    private func run<Value: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(FeedError) -> Value) async throws(FeedError) -> Value {
+        let result: Result<Value, FeedError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { () throws(FeedError) in try work(self.connection) }) }
+        }
+        return try result.get()
+    }
+
+    public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
+        if let cached = cache.withLock({ $0.snapshots[id] }) { return cached }
+        let found = try await run { connection throws(FeedError) -> StoredSnapshot? in
+            try Self.sql { () throws(SQLiteError) -> (idKey: String, version: Int, body: [UInt8])? in
+                let select = try connection.prepare("""
+                    SELECT f.id_key, v.version, v.body FROM feeds f JOIN versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = ?
+                    """)
+                try select.bind(.text(id.name))
+                guard try select.step() else { return nil }
+                return (select.text(at: 0), select.integer(at: 1), select.blob(at: 2))
+            }.map { (row: (idKey: String, version: Int, body: [UInt8])) throws(FeedError) in
+                StoredSnapshot(idKey: row.idKey, snapshot: try Self.snapshot(row.body, idKey: row.idKey).numbered(row.version))
+            }
+        }
+        if let found { keep(found, for: id) }
+        return found
+    }
+
+    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+        try await run { connection throws(FeedError) -> JSONCollection? in
+            try Self.sql { () throws(SQLiteError) -> (idKey: String, body: [UInt8])? in
+                let select = try connection.prepare("""
+                    SELECT f.id_key, v.body FROM feeds f JOIN versions v ON v.feed = f.id WHERE f.id = ? AND v.version = ?
+                    """)
+                try select.bind(.text(id.name), .integer(version))
+                guard try select.step() else { return nil }
+                return (select.text(at: 0), select.blob(at: 1))
+            }.map { (row: (idKey: String, body: [UInt8])) throws(FeedError) in try Self.snapshot(row.body, idKey: row.idKey).collection }
+        }
+    }
+
+    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
+        let (maxVersions, text) = (maxVersions, snapshot.bytes)
+        let trimmed = try await run { connection throws(FeedError) -> Int? in
+            try Self.sql { () throws(SQLiteError) -> Int? in
+                try connection.writeTransaction { () throws(SQLiteError) -> Int? in
+                    let latest = try connection.prepare("SELECT latest FROM feeds WHERE id = ?")
+                    try latest.bind(.text(id.name))
+                    let current: Int? = try latest.step() ? latest.integer(at: 0) : nil
+                    guard current == previous else { return nil }
+                    let feed = try connection.prepare("INSERT INTO feeds (id, id_key, latest) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET latest = excluded.latest")
+                    try feed.bind(.text(id.name), .text(idKey), .integer(snapshot.version))
+                    try feed.run()
+                    let version = try connection.prepare("INSERT INTO versions (feed, version, body) VALUES (?, ?, ?)")
+                    try version.bind(.text(id.name), .integer(snapshot.version), .blob(text))
+                    try version.run()
+                    let trim = try connection.prepare("DELETE FROM versions WHERE feed = ? AND version <= ?")
+                    try trim.bind(.text(id.name), .integer(snapshot.version - maxVersions))
+                    try trim.run()
+                    return connection.changes
+                }
+            }
+        }
+        guard let trimmed else { return false }
+        counts.withLock { counts in
+            if previous == nil { counts.feeds += 1 }
+            counts.versions += 1 - trimmed
+        }
+        keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id)
+        notify(.appended(id, version: snapshot.version))
+        return true
+    }
+
+    public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
+        let removed = try await run { connection throws(FeedError) -> Int? in
+            try Self.sql { () throws(SQLiteError) -> Int? in
+                try connection.writeTransaction { () throws(SQLiteError) -> Int? in
+                    let versions = try connection.prepare("DELETE FROM versions WHERE feed = ?")
+                    try versions.bind(.text(id.name))
+                    try versions.run()
+                    let count = connection.changes
+                    let feed = try connection.prepare("DELETE FROM feeds WHERE id = ?")
+                    try feed.bind(.text(id.name))
+                    try feed.run()
+                    return connection.changes == 1 ? count : nil
+                }
+            }
+        }
+        cache.withLock { $0.remove(id) }
+        guard let removed else { return false }
+        counts.withLock { counts in
+            counts.feeds -= 1
+            counts.versions -= removed
+        }
+        notify(.deleted(id))
+        return true
+    }
+
+    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+        try await run { connection throws(FeedError) -> FeedPage in
+            try Self.sql { () throws(SQLiteError) -> FeedPage in
+                let select = try connection.prepare("SELECT id, latest FROM feeds WHERE id > ? ORDER BY id LIMIT ?")
+                try select.bind(.text(after?.name ?? ""), .integer(limit + 1))
+                var feeds: [FeedSummary] = []
+                while try select.step() {
+                    guard let id = try? FeedID(select.text(at: 0)) else { continue }
+                    feeds.append(FeedSummary(id: id, version: select.integer(at: 1)))
+                }
+                let more = feeds.count > limit
+                return FeedPage(feeds: Array(feeds.prefix(limit)), more: more)
+            }
+        }
+    }
+
+    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    private func notify(_ change: FeedChange) {
+        for observer in observers.withLock({ $0 }) { observer(change) }
+    }
+
+    public var statistics: FeedStoreStatistics {
+        var statistics = counts.withLock { $0 }
+        statistics.bytesInMemory = bytesInMemory
+        return statistics
+    }
+
+    /// The latest snapshots kept in memory.
+    public var bytesInMemory: Int { cache.withLock { $0.bytes } }
+
+    /// Keeps the latest snapshot of `id`, dropping others while the cache is over its bound.
+    private func keep(_ stored: StoredSnapshot, for id: FeedID) {
+        cache.withLock { cache in
+            cache.remove(id)
+            guard stored.snapshot.byteEstimate <= maxBytes / 2 else { return }
+            while cache.bytes + stored.snapshot.byteEstimate > maxBytes / 2, let victim = cache.snapshots.keys.first { cache.remove(victim) }
+            cache.snapshots[id] = stored
+            cache.bytes += stored.snapshot.byteEstimate
+        }
+    }
+
+    /// A snapshot read again from its stored text.
+    private static func snapshot(_ text: [UInt8], idKey: String) throws(FeedError) -> Snapshot {
+        let document: JSONDocument
+        do throws(JSONSyntaxError) {
+            document = try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+        } catch {
+            throw .internalFailure("a stored snapshot is not JSON: \(error)")
+        }
+        return try Snapshot(document: document, idKey: idKey)
+    }
+
+    /// `body`, its SQLite errors as feed errors.
+    private static func sql<Value>(_ body: () throws(SQLiteError) -> Value) throws(FeedError) -> Value {
+        do throws(SQLiteError) {
+            return try body()
+        } catch {
+            throw .internalFailure("SQLite: \(error)")
+        }
+    }
+}
+
+/// The latest snapshots a store keeps in memory, with their bytes.
+private struct SnapshotCache {
+    var snapshots: [FeedID: StoredSnapshot] = [:]
+    var bytes = 0
+
+    mutating func remove(_ id: FeedID) {
+        if let removed = snapshots.removeValue(forKey: id) { bytes -= removed.snapshot.byteEstimate }
+    }
+}

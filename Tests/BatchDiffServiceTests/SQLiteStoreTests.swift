@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// `--store sqlite:PATH`: feeds survive a restart and `kill -9`, and a file belongs to one
+/// server (docs/feeds.md §11).
+final class SQLiteStoreTests: ServerTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("batchdiff-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        super.tearDown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private var store: String { "sqlite:" + directory.appendingPathComponent("feeds.db").path }
+
+    /// Every answer a client can get about `feeds`, as bytes: the listing, each feed whole,
+    /// a conditional GET, and `changes` from every version kept.
+    private func answers(_ client: HTTPClient, _ feeds: [String: [Int]]) throws -> [String: String] {
+        var answers = ["list": try client.get("/feeds").text]
+        for (feed, versions) in feeds {
+            let latest = try client.get("/feeds/\(feed)")
+            answers[feed] = latest.text
+            answers[feed + " 304"] = "\(try client.get("/feeds/\(feed)", headers: ["If-None-Match": tag(versions.last!)]).status)"
+            for since in [0] + versions {
+                answers["\(feed) since \(since)"] = try client.get("/feeds/\(feed)/changes?since=\(since)").text
+            }
+        }
+        return answers
+    }
+
+    func testFeedsSurviveARestart() throws {
+        let first = try startServer(["--store", store, "--max-versions", "5"])
+        var generator = SnapshotGenerator(seed: 21)
+        var list: [Any] = []
+        var sectioned: [String: Any] = ["sections": []]
+        var versions: [String: [Int]] = [:]
+        for _ in 0..<8 {
+            list = generator.nextList(after: list)
+            sectioned = generator.nextSectioned(after: sectioned)
+            versions["list", default: []].append(assertVersion(try first.client.put("/feeds/list", jsonText(list))))
+            versions["sections", default: []].append(assertVersion(try first.client.put("/feeds/sections", jsonText(sectioned))))
+        }
+        let kept = versions.mapValues { Array($0.suffix(5)) }
+        let before = try answers(first.client, kept)
+        XCTAssertEqual(first.terminate(), 0)
+
+        let second = try startServer(["--store", store, "--max-versions", "5"])
+        XCTAssertEqual(try answers(second.client, kept), before, "every answer is the same after a restart")
+        assertVersionGone(try second.client.get("/feeds/list/changes?since=\(versions["list"]![0])"), latest: versions["list"]!.last!)
+        assertVersion(try second.client.put("/feeds/list", jsonText(generator.nextList(after: list))), versions["list"]!.last! + 1)
+    }
+
+    func testAcknowledgedWritesSurviveKillDashNine() throws {
+        let server = try startServer(["--store", store])
+        let acknowledged = AcknowledgedWrites()
+        let client = server.client
+        let writers = Thread {
+            _ = runConcurrently(4, timeout: 60) { writer in
+                var generator = SnapshotGenerator(seed: UInt64(writer))
+                var snapshot: [Any] = (0..<3000).map { ["id": $0, "w": writer] }
+                for _ in 0..<200 {
+                    snapshot = generator.nextList(after: snapshot)
+                    guard let response = try? client.put("/feeds/w\(writer)", jsonText(snapshot)), response.status == 200,
+                          let version = int(response.object["version"]) else { return }
+                    acknowledged.record(feed: "w\(writer)", version: version, content: canonicalJSON(snapshot))
+                }
+            }
+        }
+        writers.start()
+        XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= 20 }, "the writers did not get going")
+        kill(server.pid, SIGKILL)
+        XCTAssertNotNil(server.waitForExit(timeout: 10))
+        while writers.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+
+        let restarted = try startServer(["--store", store])
+        XCTAssertEqual(acknowledged.last.count, 4, "every writer had a write acknowledged")
+        for (feed, last) in acknowledged.last {
+            let latest = assertJSON(try restarted.client.get("/feeds/\(feed)"))
+            let version = try XCTUnwrap(int(latest["version"]))
+            XCTAssertGreaterThanOrEqual(version, last.version, "\(feed): an acknowledged version was lost")
+            if version == last.version {
+                XCTAssertEqual(latest["data"].map(canonicalJSON), last.content, "\(feed): the acknowledged content")
+            }
+            let rebuilt = assertJSON(try restarted.client.get("/feeds/\(feed)/changes?since=0"))
+            XCTAssertEqual(try decodeListBatch(rebuilt).apply(to: [], values: decodeListValues(rebuilt)), listElements(latest["data"]!))
+        }
+    }
+
+    func testAFileBelongsToOneServer() throws {
+        _ = try startServer(["--store", store])
+        XCTAssertThrowsError(try ServerProcess(["--store", store]), "two servers shared one SQLite file") { error in
+            XCTAssertTrue("\(error)".contains("in use by another server"), "\(error)")
+        }
+        let bad = try CommandRun(["serve", "--port", "0", "--store", "sqlite:"])
+        XCTAssertEqual(bad.status, 64, bad.error)
+        XCTAssertTrue(bad.error.contains("expected memory or sqlite:PATH"), bad.error)
+        let unopenable = try CommandRun(["serve", "--port", "0", "--store", "sqlite:/nonexistent-directory/feeds.db"])
+        XCTAssertNotEqual(unopenable.status, 0)
+        XCTAssertTrue(unopenable.error.contains("cannot open the SQLite file"), unopenable.error)
+    }
+}
+
+/// The last acknowledged version and content of each feed, recorded from writer threads.
+private final class AcknowledgedWrites: @unchecked Sendable {
+    private let lock = NSLock()
+    private var writes: [String: (version: Int, content: String)] = [:]
+    private var total = 0
+
+    func record(feed: String, version: Int, content: String) {
+        lock.withLock {
+            writes[feed] = (version, content)
+            total += 1
+        }
+    }
+
+    var count: Int { lock.withLock { total } }
+    var last: [String: (version: Int, content: String)] { lock.withLock { writes } }
+}
