@@ -74,6 +74,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras"]),
+        .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
     ]

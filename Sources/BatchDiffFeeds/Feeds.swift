@@ -27,12 +27,14 @@ public final class Feeds: Sendable {
         // Answers are kept in what the store leaves of the memory feeds may hold.
         answers = AnswerCache { [store] in maxFeedMemory - store.bytesInMemory }
         series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
-        store.observe { [answers, longPolls, series] change in
+        // The answers are held weakly: they hold the store (for their room), which holds
+        // this observer.
+        store.observe { [weak answers, longPolls, series] change in
             switch change {
             case .appended(let id, let version):
                 series.saw(version)
-                answers.drop(id, olderThan: version)
-            case .deleted(let id): answers.drop(id, olderThan: nil)
+                answers?.drop(id, olderThan: version)
+            case .deleted(let id): answers?.drop(id, olderThan: nil)
             }
             longPolls.wake(change.id)
         }

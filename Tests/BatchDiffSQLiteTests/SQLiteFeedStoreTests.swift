@@ -1,0 +1,67 @@
+import BatchDiffFeeds
+import BatchDiffJSON
+import BatchDiffSQLite
+import Foundation
+import XCTest
+
+/// The SQLite store behind the feed core, with no server: what one store wrote another
+/// reads after reopening the file, appends are conditional, pages come in id order.
+final class SQLiteFeedStoreTests: XCTestCase {
+    private var path: String!
+
+    override func setUp() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("feeds-\(UUID().uuidString).db").path
+    }
+
+    override func tearDown() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func text(_ json: String) -> [UInt8] { Array(json.utf8) }
+
+    func testWhatOneStoreWroteTheNextReads() async throws {
+        var versions: [Int] = []
+        do {
+            let store = try SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
+            let feeds = Feeds(store: store, maxFeedMemory: 1 << 20, clock: { 500 })
+            for content in ["[1]", "[1,2]", "[2,1,3]", "[3]"] {
+                versions.append(try await feeds.write(text(content), to: FeedID("a"), idKey: nil, condition: .none).version)
+            }
+            _ = try await feeds.write(text(#"{"sections":[{"id":"s","items":[1]}]}"#), to: FeedID("b"), idKey: "key", condition: .none)
+            XCTAssertEqual(versions, [500, 501, 502, 503])
+            XCTAssertEqual(store.statistics.feeds, 2)
+            XCTAssertEqual(store.statistics.versions, 4, "three versions of a, one of b")
+        }
+        let reopened = try SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
+        let latest = try await reopened.latest(of: FeedID("a"))
+        XCTAssertEqual(latest?.snapshot.version, 503)
+        XCTAssertEqual(latest.map { String(decoding: $0.snapshot.bytes, as: UTF8.self) }, "[3]")
+        let b = try await reopened.latest(of: FeedID("b"))
+        XCTAssertEqual(b?.idKey, "key")
+        let evicted = try await reopened.collection(at: 500, of: FeedID("a"))
+        XCTAssertNil(evicted, "past --max-versions")
+        guard case .list(let items) = try await reopened.collection(at: 502, of: FeedID("a")) else { return XCTFail("version 502 is gone") }
+        XCTAssertEqual(items.count, 3)
+        XCTAssertEqual(reopened.statistics.versions, 4)
+
+        let moved = try Snapshot(document: JSONDocument(bytes: text("[9]"), collections: .root, idKey: "id"), idKey: "id").numbered(503)
+        let stale = try await reopened.append(moved, to: FeedID("a"), idKey: "id", after: 502)
+        XCTAssertFalse(stale, "an append on a version that is not the latest")
+        let created = try await reopened.append(moved.numbered(700), to: FeedID("a"), idKey: "id", after: nil)
+        XCTAssertFalse(created, "creating a feed that exists")
+
+        let firstPage = try await reopened.list(after: nil, limit: 1)
+        XCTAssertEqual(firstPage, FeedPage(feeds: [FeedSummary(id: try FeedID("a"), version: 503)], more: true))
+        let secondPage = try await reopened.list(after: FeedID("a"), limit: 1)
+        XCTAssertEqual(secondPage.feeds.map(\.id.name), ["b"])
+        XCTAssertFalse(secondPage.more)
+        let deleted = try await reopened.delete(FeedID("a"))
+        let deletedAgain = try await reopened.delete(FeedID("a"))
+        XCTAssertTrue(deleted)
+        XCTAssertFalse(deletedAgain)
+        let gone = try await reopened.latest(of: FeedID("a"))
+        XCTAssertNil(gone)
+        XCTAssertEqual(reopened.statistics.feeds, 1)
+        XCTAssertEqual(reopened.statistics.versions, 1)
+    }
+}
