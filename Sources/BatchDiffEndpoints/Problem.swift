@@ -120,6 +120,6 @@ extension Problem {
 
     static func feedStorageFull(_ id: String, limit: Int) -> Problem {
         Problem(status: 507, code: "feed_storage_full", title: "Feed storage full",
-                detail: "feed \(id) cannot be created: it would not fit in the \(limit) bytes feeds may hold even with every feed cut down to its latest version; delete feeds or raise --max-feed-memory")
+                detail: "the snapshot of feed \(id) cannot be stored: it would not fit in the \(limit) bytes feeds may hold even with every feed cut down to its latest version; nothing was stored; delete feeds or raise --max-feed-memory")
     }
 }

@@ -17,8 +17,9 @@ public enum FeedError: Error, Sendable, Equatable {
     case malformedJSON(JSONSyntaxError)
     /// The snapshot is not a collection, or not of the feed's shape or identity member.
     case invalidSnapshot(String)
-    /// A new feed that would not fit in the memory feeds may hold, even with every feed cut
-    /// down to its latest version; nothing was stored or evicted.
+    /// A snapshot (of a new feed or an existing one) that would not fit in the memory feeds
+    /// may hold, even with every feed cut down to its latest version; nothing was stored or
+    /// evicted.
     case storageFull(FeedID, limit: Int)
     /// A bug: nothing was changed.
     case internalFailure(String)

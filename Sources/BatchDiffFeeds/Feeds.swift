@@ -52,17 +52,8 @@ public final class Feeds: Sendable {
             // Read with the identity member the write names (a feed's own may differ: then
             // the text is read again with that).
             let readWith = requested ?? "id"
-            let document = try await Workers.run { () throws(FeedError) in try Self.read(text, idKey: readWith) }
+            let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith) }
             return try await write((document, readWith), to: id, idKey: requested, condition: condition)
-        }
-    }
-
-    /// `text` as a document whose collection's items are read with `idKey` as it is parsed.
-    private static func read(_ text: [UInt8], idKey: String) throws(FeedError) -> JSONDocument {
-        do throws(JSONSyntaxError) {
-            return try JSONDocument(bytes: text, collections: .root, idKey: idKey)
-        } catch {
-            throw .malformedJSON(error)
         }
     }
 
@@ -82,7 +73,7 @@ public final class Feeds: Sendable {
             }
             if parsed?.idKey != idKey {
                 parsed = (idKey, try await Workers.run { () throws(FeedError) in
-                    let document = read.idKey == idKey ? read.document : try Self.read(read.document.bytes, idKey: idKey)
+                    let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey)
                     return try Snapshot(document: document, idKey: idKey)
                 })
             }
@@ -130,7 +121,7 @@ public final class Feeds: Sendable {
     /// The latest version of feed `id` and its answer, `{"feed","version","data"}`.
     public func latest(of id: FeedID) async throws(FeedError) -> FeedDocument {
         guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
-        return FeedDocument(version: stored.snapshot.version, body: FeedAnswers.latest(feed: id.name, snapshot: stored.snapshot))
+        return FeedDocument(feed: id, snapshot: stored.snapshot)
     }
 
     /// The batch from version `since` of feed `id` to its latest, with the values. A client
@@ -214,10 +205,16 @@ public struct FeedWrite: Sendable {
     public var body: [UInt8]
 }
 
-/// A feed's latest version and its answer's JSON.
+/// A feed's latest version; its answer's JSON is written only when asked for (a
+/// conditional GET that answers 304 needs none).
 public struct FeedDocument: Sendable {
-    public var version: Int
-    public var body: [UInt8]
+    let feed: FeedID
+    let snapshot: Snapshot
+
+    public var version: Int { snapshot.version }
+
+    /// The answer's JSON: `{"feed","version","data"}`.
+    public var body: [UInt8] { FeedAnswers.latest(feed: feed.name, snapshot: snapshot) }
 }
 
 /// What the feeds hold.

@@ -4,7 +4,6 @@ import Synchronization
 /// One feed of the ``MemoryFeedStore``: its latest snapshot and the versions before it as
 /// fingerprints, interned in a pool so that versions sharing rows share their storage.
 final class MemoryFeed: Sendable {
-    let id: FeedID
     let idKey: String
     private let state: Mutex<State>
     /// Where the feed adds the change in its bytes, and in its floor (its bytes with only
@@ -44,8 +43,7 @@ final class MemoryFeed: Sendable {
     }
 
     /// A feed whose first version is `first`.
-    init(id: FeedID, idKey: String, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
-        self.id = id
+    init(idKey: String, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
         self.idKey = idKey
         self.total = total
         self.floors = floors

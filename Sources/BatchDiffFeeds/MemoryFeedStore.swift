@@ -8,7 +8,7 @@ import Synchronization
 /// (docs/feeds.md §7).
 public final class MemoryFeedStore: FeedStore {
     private let feeds = Mutex(FeedIndex<MemoryFeed>())
-    private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
+    private let observers = FeedObservers()
     private let sequence = Atomic<Int>(0)
     private let total = ByteTotal()
     /// The feeds' bytes if each were cut down to its latest version.
@@ -37,7 +37,13 @@ public final class MemoryFeedStore: FeedStore {
         feed(id)?.collection(at: version)
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) throws(FeedError) -> Bool {
+    /// Interning a version's rows and evicting are CPU work: done on a worker, off the
+    /// caller's (cooperative) thread.
+    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
+        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, idKey: idKey, after: previous) }
+    }
+
+    private func appendNow(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) throws(FeedError) -> Bool {
         // A write that could not fit even with every feed cut down to its latest version is
         // refused before anything is touched: nothing stored, nothing evicted.
         let replaced = previous == nil ? 0 : feed(id)?.floorByteEstimate ?? 0
@@ -48,7 +54,7 @@ public final class MemoryFeedStore: FeedStore {
             guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
             feed.trim(toVersions: maxVersions)
         } else {
-            let fresh = MemoryFeed(id: id, idKey: idKey, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
+            let fresh = MemoryFeed(idKey: idKey, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
             let inserted = feeds.withLock { $0.insert(fresh, as: id) }
             guard inserted else {
                 fresh.delete()  // another first write won
@@ -56,14 +62,14 @@ public final class MemoryFeedStore: FeedStore {
             }
         }
         evictToByteLimit()
-        notify(.appended(id, version: snapshot.version))
+        observers.notify(.appended(id, version: snapshot.version))
         return true
     }
 
     public func delete(_ id: FeedID) throws(FeedError) -> Bool {
         guard let feed = feeds.withLock({ $0.remove(id) }) else { return false }
         feed.delete()
-        notify(.deleted(id))
+        observers.notify(.deleted(id))
         return true
     }
 
@@ -76,11 +82,7 @@ public final class MemoryFeedStore: FeedStore {
     }
 
     public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    private func notify(_ change: FeedChange) {
-        for observer in observers.withLock({ $0 }) { observer(change) }
+        observers.add(observer)
     }
 
     public var bytesInMemory: Int { total.value }

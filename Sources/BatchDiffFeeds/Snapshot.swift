@@ -26,6 +26,23 @@ public struct Snapshot: Sendable {
         fingerprint = document.root.fingerprint
     }
 
+    /// A snapshot read from JSON `text`, its collection's items read with `idKey` as it is
+    /// parsed: ``FeedError/malformedJSON(_:)`` when it is not JSON,
+    /// ``FeedError/invalidSnapshot(_:)`` when it is not a collection.
+    public init(text: [UInt8], idKey: String) throws(FeedError) {
+        try self.init(document: Self.document(text, idKey: idKey), idKey: idKey)
+    }
+
+    /// JSON `text` as a document whose collection's items are read with `idKey` as it is
+    /// parsed; ``FeedError/malformedJSON(_:)`` when it is not JSON.
+    public static func document(_ text: [UInt8], idKey: String) throws(FeedError) -> JSONDocument {
+        do throws(JSONSyntaxError) {
+            return try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+        } catch {
+            throw .malformedJSON(error)
+        }
+    }
+
     /// Version 0 of a feed of the shape of `collection`: the empty collection.
     public init(emptyLike collection: JSONCollection) {
         version = 0

@@ -18,7 +18,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     private let maxBytes: Int
     private let cache = Mutex<SnapshotCache>(SnapshotCache())
     private let counts: Mutex<FeedStoreStatistics>
-    private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
+    private let observers = FeedObservers()
 
     /// Opens (creating) the store at `path`; throws a message naming the file when it cannot
     /// be opened or another server uses it.
@@ -60,7 +60,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         if let cached = cache.withLock({ $0.snapshots[id] }) { return cached }
-        let found = try await run { connection throws(FeedError) -> StoredSnapshot? in
+        let row = try await run { connection throws(FeedError) -> (idKey: String, version: Int, body: [UInt8])? in
             try Self.sql { () throws(SQLiteError) -> (idKey: String, version: Int, body: [UInt8])? in
                 let select = try connection.prepare("""
                     SELECT f.id_key, v.version, v.body FROM feeds f JOIN versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = ?
@@ -68,16 +68,20 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 try select.bind(.text(id.name))
                 guard try select.step() else { return nil }
                 return (select.text(at: 0), select.integer(at: 1), select.blob(at: 2))
-            }.map { (row: (idKey: String, version: Int, body: [UInt8])) throws(FeedError) in
-                StoredSnapshot(idKey: row.idKey, snapshot: try Self.snapshot(row.body, idKey: row.idKey).numbered(row.version))
             }
         }
-        if let found { keep(found, for: id) }
+        guard let row else { return nil }
+        // Read again on a worker, not on the store's queue, which every feed shares.
+        let found = StoredSnapshot(idKey: row.idKey, snapshot: try await Workers.run { () throws(FeedError) in
+            try Snapshot(text: row.body, idKey: row.idKey).numbered(row.version)
+        })
+        // Kept in the order of the store's calls: a write or a deletion since the read wins.
+        try await run { _ throws(FeedError) in self.keep(found, for: id, ifStillVersion: row.version) }
         return found
     }
 
     public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
-        try await run { connection throws(FeedError) -> JSONCollection? in
+        let row = try await run { connection throws(FeedError) -> (idKey: String, body: [UInt8])? in
             try Self.sql { () throws(SQLiteError) -> (idKey: String, body: [UInt8])? in
                 let select = try connection.prepare("""
                     SELECT f.id_key, v.body FROM feeds f JOIN versions v ON v.feed = f.id WHERE f.id = ? AND v.version = ?
@@ -85,8 +89,10 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 try select.bind(.text(id.name), .integer(version))
                 guard try select.step() else { return nil }
                 return (select.text(at: 0), select.blob(at: 1))
-            }.map { (row: (idKey: String, body: [UInt8])) throws(FeedError) in try Self.snapshot(row.body, idKey: row.idKey).collection }
+            }
         }
+        guard let row else { return nil }
+        return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).collection }
     }
 
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
@@ -109,6 +115,9 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     try trim.run()
                     return connection.changes
                 }
+            }.map { trimmed in
+                self.keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id, ifStillVersion: nil)
+                return trimmed
             }
         }
         guard let trimmed else { return false }
@@ -116,14 +125,13 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             if previous == nil { counts.feeds += 1 }
             counts.versions += 1 - trimmed
         }
-        keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id)
-        notify(.appended(id, version: snapshot.version))
+        observers.notify(.appended(id, version: snapshot.version))
         return true
     }
 
     public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let removed = try await run { connection throws(FeedError) -> Int? in
-            try Self.sql { () throws(SQLiteError) -> Int? in
+            let removed = try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
                     let versions = try connection.prepare("DELETE FROM versions WHERE feed = ?")
                     try versions.bind(.text(id.name))
@@ -135,14 +143,15 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     return connection.changes == 1 ? count : nil
                 }
             }
+            self.cache.withLock { $0.remove(id) }
+            return removed
         }
-        cache.withLock { $0.remove(id) }
         guard let removed else { return false }
         counts.withLock { counts in
             counts.feeds -= 1
             counts.versions -= removed
         }
-        notify(.deleted(id))
+        observers.notify(.deleted(id))
         return true
     }
 
@@ -163,11 +172,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     }
 
     public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    private func notify(_ change: FeedChange) {
-        for observer in observers.withLock({ $0 }) { observer(change) }
+        observers.add(observer)
     }
 
     public var statistics: FeedStoreStatistics {
@@ -179,8 +184,15 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     /// The latest snapshots kept in memory.
     public var bytesInMemory: Int { cache.withLock { $0.bytes } }
 
-    /// Keeps the latest snapshot of `id`, dropping others while the cache is over its bound.
-    private func keep(_ stored: StoredSnapshot, for id: FeedID) {
+    /// Keeps the latest snapshot of `id`, dropping others while the cache is over its bound;
+    /// with `ifStillVersion`, only when the file's latest is still that version (a read kept
+    /// after a write or a deletion would be stale). Runs on the store's queue.
+    private func keep(_ stored: StoredSnapshot, for id: FeedID, ifStillVersion version: Int?) {
+        if let version {
+            guard let latest = try? connection.prepare("SELECT latest FROM feeds WHERE id = ?"),
+                  (try? latest.bind(.text(id.name))) != nil, (try? latest.step()) == true, latest.integer(at: 0) == version
+            else { return }
+        }
         cache.withLock { cache in
             cache.remove(id)
             guard stored.snapshot.byteEstimate <= maxBytes / 2 else { return }
@@ -188,17 +200,6 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             cache.snapshots[id] = stored
             cache.bytes += stored.snapshot.byteEstimate
         }
-    }
-
-    /// A snapshot read again from its stored text.
-    private static func snapshot(_ text: [UInt8], idKey: String) throws(FeedError) -> Snapshot {
-        let document: JSONDocument
-        do throws(JSONSyntaxError) {
-            document = try JSONDocument(bytes: text, collections: .root, idKey: idKey)
-        } catch {
-            throw .internalFailure("a stored snapshot is not JSON: \(error)")
-        }
-        return try Snapshot(document: document, idKey: idKey)
     }
 
     /// `body`, its SQLite errors as feed errors.

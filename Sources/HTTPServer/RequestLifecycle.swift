@@ -79,6 +79,8 @@ final class RequestLifecycle: Sendable {
             if let reserved = memory.reserve(bodyBytes: contentLength, held: 0) {
                 state.reservedBodyBytes = contentLength
                 state.reservedMemory = reserved
+                // Read into room of its size: no copies as it grows, no room to spare after.
+                state.body.reserveCapacity(contentLength)
             } else {
                 state.busy = true
             }

@@ -98,7 +98,6 @@ struct ServeCommand: AsyncParsableCommand {
         var service = ServiceConfiguration()
         service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
         service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
-        service.maxVersionsPerFeed = maxVersions
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
         let feedStore: any FeedStore

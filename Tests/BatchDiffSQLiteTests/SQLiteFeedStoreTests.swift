@@ -32,7 +32,14 @@ final class SQLiteFeedStoreTests: XCTestCase {
             XCTAssertEqual(store.statistics.feeds, 2)
             XCTAssertEqual(store.statistics.versions, 4, "three versions of a, one of b")
         }
-        let reopened = try SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
+        // The first store lets go of the file when the last of its calls is released, on its
+        // queue's thread: moments after the block above.
+        var opened: SQLiteFeedStore?
+        for _ in 0..<100 where opened == nil {
+            opened = try? SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
+            if opened == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let reopened = try XCTUnwrap(opened, "the first store never let go of the file")
         let latest = try await reopened.latest(of: FeedID("a"))
         XCTAssertEqual(latest?.snapshot.version, 503)
         XCTAssertEqual(latest.map { String(decoding: $0.snapshot.bytes, as: UTF8.self) }, "[3]")
