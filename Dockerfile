@@ -20,8 +20,11 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --user-group --uid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin batchdiff
+ && useradd --system --user-group --uid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin batchdiff \
+ && mkdir -p /data && chown batchdiff:batchdiff /data
 COPY --from=build /out/batchdiff /usr/local/bin/batchdiff
+# Feeds kept with --store sqlite:/data/feeds.db survive the container (docker-check proves it).
+VOLUME /data
 USER batchdiff
 ENV BATCHDIFF_HOST=0.0.0.0 BATCHDIFF_PORT=8080
 EXPOSE 8080

@@ -8,7 +8,9 @@
 #     with its ENV (port changed to a free one), as PID 1 of its own PID namespace with
 #     /proc and /dev mounted like in a container;
 #  4. requires the HEALTHCHECK command (run inside the root) and curl from outside to get
-#     200 from /healthz, then SIGTERM and exit status 0.
+#     200 from /healthz, then SIGTERM and exit status 0;
+#  5. starts `serve --store sqlite:/data/feeds.db` on the image's /data volume (owned by
+#     the runtime user), PUTs a feed, restarts, and requires the same version and data.
 # Usage: scripts/docker-check.sh [--root-only] [--binary PATH]
 #   --root-only   prepare (or reuse) the runtime root and stop
 #   --binary PATH use this binary instead of building one
@@ -192,19 +194,44 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 run_env=("${base_env[@]}" HOME="$home"
          "${rt_env[@]}" BATCHDIFF_PORT="$port")
 log=$(mktemp); tmp=$log
-say "starting ${rt_entrypoint[*]} ${rt_cmd[*]} as $rt_user ($uid:$gid), port $port"
-env -i "${run_env[@]}" "${in_root[@]}" "$root" --userspec="$uid:$gid" "$root" \
-  "${rt_entrypoint[@]}" "${rt_cmd[@]}" > "$log" 2>&1 &
-ns_pid=$!
-for _ in $(seq 50); do srv_pid=$(pgrep -P "$ns_pid" || true); [ -n "$srv_pid" ] && break; sleep 0.1; done
-[ -n "$srv_pid" ] || die "server process did not start"
-for _ in $(seq 300); do
-  grep -q 'batchdiff listening on http://' "$log" && break
-  kill -0 "$ns_pid" 2>/dev/null || { cat "$log" >&2; die "server exited before listening"; }
-  sleep 0.1
-done
-grep -q 'batchdiff listening on http://' "$log" || { cat "$log" >&2; die "no 'listening' line in 30s"; }
-[ "$(stat -c %u "/proc/$srv_pid")" = "$uid" ] || die "server is not running as uid $uid"
+
+# How many servers have printed their "listening" line to $log.
+listening_lines() { grep -c 'batchdiff listening on http://' "$log" || true; }
+
+# Starts ENTRYPOINT with ARGS (default CMD) chrooted as the stage's USER; waits for its
+# "listening" line (`started` counts the servers started so far, all logging to $log).
+start_server() {
+  local args=("$@"); [ ${#args[@]} -gt 0 ] || args=("${rt_cmd[@]}")
+  say "starting ${rt_entrypoint[*]} ${args[*]} as $rt_user ($uid:$gid), port $port"
+  env -i "${run_env[@]}" "${in_root[@]}" "$root" --userspec="$uid:$gid" "$root" \
+    "${rt_entrypoint[@]}" "${args[@]}" >> "$log" 2>&1 &
+  ns_pid=$!; srv_pid=
+  for _ in $(seq 50); do srv_pid=$(pgrep -P "$ns_pid" || true); [ -n "$srv_pid" ] && break; sleep 0.1; done
+  [ -n "$srv_pid" ] || die "server process did not start"
+  for _ in $(seq 300); do
+    [ "$(listening_lines)" -gt "$started" ] && break
+    kill -0 "$ns_pid" 2>/dev/null || { cat "$log" >&2; die "server exited before listening"; }
+    sleep 0.1
+  done
+  [ "$(listening_lines)" -gt "$started" ] || { cat "$log" >&2; die "no 'listening' line in 30s"; }
+  started=$((started + 1))
+  [ "$(stat -c %u "/proc/$srv_pid")" = "$uid" ] || die "server is not running as uid $uid"
+}
+
+# SIGTERM, as docker stop sends it: the server must exit 0 within 15 s.
+stop_server() {
+  kill -TERM "$srv_pid"
+  local status=0
+  for _ in $(seq 150); do kill -0 "$ns_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$ns_pid" 2>/dev/null && { cat "$log" >&2; die "server still running 15s after SIGTERM"; }
+  wait "$ns_pid" || status=$?
+  srv_pid=
+  [ "$status" = 0 ] || { cat "$log" >&2; die "exit status $status after SIGTERM (want 0; note it runs as PID 1)"; }
+  say "SIGTERM: exit 0"
+}
+
+started=0
+start_server
 
 # HEALTHCHECK runs like `docker exec`: in the server's namespaces, same user and env.
 env -i "${run_env[@]}" nsenter --target "$srv_pid" --mount --pid -- \
@@ -215,14 +242,19 @@ code=$(curl -sS -o "$log.body" -w '%{http_code}' --max-time 5 "http://127.0.0.1:
 body=$(cat "$log.body" 2>/dev/null || true); rm -f "$log.body"
 [ "$code" = 200 ] || { cat "$log" >&2; die "curl /healthz from outside: HTTP $code $body"; }
 say "curl /healthz from outside: 200 $body"
+stop_server
 
-kill -TERM "$srv_pid"
-status=0
-for _ in $(seq 150); do kill -0 "$ns_pid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$ns_pid" 2>/dev/null && { cat "$log" >&2; die "server still running 15s after SIGTERM"; }
-wait "$ns_pid" || status=$?
-srv_pid=
-[ "$status" = 0 ] || { cat "$log" >&2; die "exit status $status after SIGTERM (want 0; note it runs as PID 1)"; }
-say "SIGTERM: exit 0"
+# The /data volume, owned by the runtime user: a feed kept in SQLite survives a restart.
+rm -f "$root/data/feeds.db" "$root/data/feeds.db-wal" "$root/data/feeds.db-shm"
+start_server serve --store sqlite:/data/feeds.db
+written=$(curl -sS --max-time 5 -X PUT -H 'Content-Type: application/json' -d '[1,2,3]' "http://127.0.0.1:$port/feeds/docker") \
+  || die "PUT to the SQLite store failed"
+version=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["version"])' "$written") || die "PUT answered $written"
+stop_server
+start_server serve --store sqlite:/data/feeds.db
+kept=$(curl -sS --max-time 5 "http://127.0.0.1:$port/feeds/docker") || die "GET after the restart failed"
+[ "$kept" = "{\"feed\":\"docker\",\"version\":$version,\"data\":[1,2,3]}" ] || { cat "$log" >&2; die "after a restart: $kept"; }
+say "--store sqlite:/data/feeds.db kept version $version across a restart"
+stop_server
 say "server output:"; sed 's/^/    /' "$log"
 say "OK"
