@@ -14,24 +14,16 @@ import Synchronization
 /// - Hang-ups of parked connections: libmicrohttpd does not watch a suspended connection's
 ///   socket, so a client that vanishes while its long poll is parked would hold its slot for
 ///   the whole wait. The sweep polls parked sockets for a hang-up (a reset, or the client's
-///   end closed) and tells whoever parked the connection (``watchForHangUp(_:then:)``).
+///   end closed) and tells whoever parked the connection (``ConnectionWatch/watchForHangUp(then:)``).
 final class ConnectionGuard: Sendable {
-    /// A watched connection: its socket, the instant it must have sent what it must, and
-    /// what to do if it hangs up while parked.
-    private struct Watch {
-        var socket: Int32
-        var deadline: ContinuousClock.Instant?
-        var onHangUp: (@Sendable () -> Void)?
-    }
-
-    /// A connection's number in the watch, which libmicrohttpd keeps for it.
-    typealias Token = Int
-
     private let limit: Int
     private let headerTimeout: Duration
     private let open = Atomic<Int>(0)
-    private let watched = Mutex<(next: Token, watches: [Token: Watch], stopped: Bool)>((1, [:], false))
+    /// The connections open, for the sweep; changed only when one starts or closes.
+    private let watched = Mutex<(watches: [ObjectIdentifier: ConnectionWatch], stopped: Bool)>(([:], false))
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
+    private let clock = ContinuousClock()
+    private let origin = ContinuousClock.now
 
     init(limit: Int, headerTimeout: Int) {
         self.limit = limit
@@ -63,53 +55,48 @@ final class ConnectionGuard: Sendable {
     var admitsConnection: Bool { open.load(ordering: .relaxed) < limit }
 
     /// Counts and watches a connection that started on `socket`.
-    func started(socket: Int32) -> Token {
+    func started(socket: Int32) -> ConnectionWatch {
         open.add(1, ordering: .relaxed)
-        let deadline = ContinuousClock.now + headerTimeout
-        return watched.withLock { state in
-            let token = state.next
-            guard !state.stopped else { return token }
-            state.next += 1
-            state.watches[token] = Watch(socket: socket, deadline: deadline)
-            return token
+        let watch = ConnectionWatch(socket: socket, deadline: instant(in: headerTimeout))
+        watched.withLock { state in
+            guard !state.stopped else { return }
+            state.watches[ObjectIdentifier(watch)] = watch
         }
+        return watch
     }
 
     /// Forgets a connection that closed.
-    func closed(_ token: Token?) {
+    func closed(_ watch: ConnectionWatch?) {
         open.subtract(1, ordering: .relaxed)
-        guard let token else { return }
-        _ = watched.withLock { $0.watches.removeValue(forKey: token) }
+        guard let watch else { return }
+        _ = watched.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 
-    /// Calls `onHangUp` (once) if the client hangs up while the connection is parked,
-    /// until ``stopWatchingForHangUp(_:)``.
-    func watchForHangUp(_ token: Token, then onHangUp: @escaping @Sendable () -> Void) {
-        watched.withLock { $0.watches[token]?.onHangUp = onHangUp }
+    /// Gives a connection `seconds` from now to send what it must; 0: no deadline. No lock
+    /// shared with other connections is taken: this runs several times per request.
+    func setDeadline(_ watch: ConnectionWatch, seconds: Int) {
+        watch.deadline.store(seconds == 0 ? 0 : instant(in: .seconds(seconds)), ordering: .relaxed)
     }
 
-    /// The connection is no longer parked.
-    func stopWatchingForHangUp(_ token: Token) {
-        watched.withLock { $0.watches[token]?.onHangUp = nil }
-    }
-
-    /// Gives a connection `seconds` from now to send what it must; 0: no deadline.
-    func setDeadline(_ token: Token, seconds: Int) {
-        let deadline = seconds == 0 ? nil : ContinuousClock.now + .seconds(seconds)
-        watched.withLock { $0.watches[token]?.deadline = deadline }
+    /// Nanoseconds from the guard's start to `duration` from now (never 0, which means none).
+    private func instant(in duration: Duration) -> Int64 {
+        let elapsed = origin.duration(to: clock.now) + duration
+        return max(1, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }
 
     private func sweep() {
-        let now = ContinuousClock.now
+        let now = instant(in: .zero)
         let hungUp = watched.withLock { state -> [@Sendable () -> Void] in
-            var parked: [(token: Token, socket: pollfd)] = []
-            for (token, watch) in state.watches {
-                if watch.onHangUp != nil {
-                    parked.append((token, pollfd(fd: watch.socket, events: Int16(BD_POLLRDHUP), revents: 0)))
+            var parked: [(watch: ConnectionWatch, socket: pollfd)] = []
+            for watch in state.watches.values {
+                if watch.isParked {
+                    parked.append((watch, pollfd(fd: watch.socket, events: Int16(BD_POLLRDHUP), revents: 0)))
                 }
-                guard let deadline = watch.deadline, now > deadline else { continue }
+                let deadline = watch.deadline.load(ordering: .relaxed)
+                guard deadline != 0, now > deadline else { continue }
+                // The socket is shut down under the lock: a closed connection's number may be reused.
                 shutdown(watch.socket, Int32(SHUT_RDWR))
-                state.watches[token]?.deadline = nil
+                watch.deadline.store(0, ordering: .relaxed)
             }
             guard !parked.isEmpty else { return [] }
             var sockets = parked.map(\.socket)
@@ -117,11 +104,42 @@ final class ConnectionGuard: Sendable {
             // POLLHUP and POLLERR are reported whether asked for or not.
             let gone = Int16(BD_POLLRDHUP) | Int16(POLLHUP) | Int16(POLLERR)
             return zip(parked, sockets).compactMap { entry, socket in
-                guard socket.revents & gone != 0 else { return nil }
-                defer { state.watches[entry.token]?.onHangUp = nil }
-                return state.watches[entry.token]?.onHangUp
+                socket.revents & gone != 0 ? entry.watch.takeHangUpHandler() : nil
             }
         }
         for onHangUp in hungUp { onHangUp() }
+    }
+}
+
+/// One watched connection: its socket, the instant it must have sent what it must (in the
+/// guard's nanoseconds, 0 for none), and what to do if it hangs up while parked.
+final class ConnectionWatch: Sendable {
+    let socket: Int32
+    fileprivate let deadline: Atomic<Int64>
+    private let onHangUp = Mutex<(@Sendable () -> Void)?>(nil)
+
+    fileprivate init(socket: Int32, deadline: Int64) {
+        self.socket = socket
+        self.deadline = Atomic(deadline)
+    }
+
+    /// Calls `handler` (once) if the client hangs up while the connection is parked, until
+    /// ``stopWatchingForHangUp()``.
+    func watchForHangUp(then handler: @escaping @Sendable () -> Void) {
+        onHangUp.withLock { $0 = handler }
+    }
+
+    /// The connection is no longer parked.
+    func stopWatchingForHangUp() {
+        onHangUp.withLock { $0 = nil }
+    }
+
+    fileprivate var isParked: Bool { onHangUp.withLock { $0 != nil } }
+
+    fileprivate func takeHangUpHandler() -> (@Sendable () -> Void)? {
+        onHangUp.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
     }
 }

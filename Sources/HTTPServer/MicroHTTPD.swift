@@ -18,25 +18,26 @@ struct Connection: @unchecked Sendable {
     /// Gives the connection `seconds` from now to send what it must (a body, the next
     /// request's headers) before it is shut down; 0: no deadline.
     func setDeadline(seconds: Int) {
-        guard let token else { return }
-        connections.setDeadline(token, seconds: seconds)
+        guard let watch else { return }
+        connections.setDeadline(watch, seconds: seconds)
     }
 
     /// Calls `onHangUp` if the client hangs up while the connection is suspended (parked).
     func watchForHangUp(then onHangUp: @escaping @Sendable () -> Void) {
-        guard let token else { return }
-        connections.watchForHangUp(token, then: onHangUp)
+        watch?.watchForHangUp(then: onHangUp)
     }
 
     /// The connection's request is answered: it is no longer parked.
     func stopWatchingForHangUp() {
-        guard let token else { return }
-        connections.stopWatchingForHangUp(token)
+        watch?.stopWatchingForHangUp()
     }
 
-    /// The guard's token for the connection, kept as its socket context (see `connectionNotified`).
-    private var token: ConnectionGuard.Token? {
-        bd_connection_info(pointer, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context.map { Int(bitPattern: $0) }
+    /// The guard's watch of the connection, kept (retained) as its socket context (see
+    /// `connectionNotified`).
+    private var watch: ConnectionWatch? {
+        bd_connection_info(pointer, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context.map {
+            Unmanaged<ConnectionWatch>.fromOpaque($0).takeUnretainedValue()
+        }
     }
     func resume() { MHD_resume_connection(pointer) }
 
@@ -214,15 +215,16 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
     return Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().connections.admitsConnection ? .YES : .NO
 }
 
-/// Counts and watches connections; a connection's token in the guard is its socket context.
+/// Counts and watches connections; a connection's watch is its socket context, retained
+/// from its start to its close.
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let socketContext else { return }
     let connections = Unmanaged<RequestLifecycle>.fromOpaque(cls).takeUnretainedValue().connections
     if code == .CONNECTION_NOTIFY_STARTED {
         guard let connection, let socket = bd_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd else { return }
-        socketContext.pointee = UnsafeMutableRawPointer(bitPattern: connections.started(socket: socket))
+        socketContext.pointee = Unmanaged.passRetained(connections.started(socket: socket)).toOpaque()
     } else {
-        connections.closed(socketContext.pointee.map { Int(bitPattern: $0) })
+        connections.closed(socketContext.pointee.map { Unmanaged<ConnectionWatch>.fromOpaque($0).takeRetainedValue() })
         socketContext.pointee = nil
     }
 }
