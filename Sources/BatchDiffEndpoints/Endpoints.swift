@@ -34,12 +34,9 @@ extension BatchDiffService {
     /// answers (405), the token it needs (401, 403), and for a body it reads, a JSON
     /// content type (415).
     func endpoint(of request: HTTPRequest) throws(Problem) -> (Endpoint, PathParameters) {
-        guard let (route, parameters) = Self.endpoints.lazy.compactMap({ endpoint in endpoint.path.match(request.path).map { (endpoint.path.label, $0) } }).first else {
-            throw Problem.notFound(request.path)
-        }
-        let routeEndpoints = Self.endpoints.filter { $0.path.label == route }
-        guard let endpoint = routeEndpoints.first(where: { $0.methods.contains(request.method) }) else {
-            throw Problem.methodNotAllowed(request.method, request.path, allowed: routeEndpoints.flatMap(\.methods))
+        guard let (route, parameters) = Self.route(of: request.path) else { throw Problem.notFound(request.path) }
+        guard let endpoint = route.endpoints.first(where: { $0.methods.contains(request.method) }) else {
+            throw Problem.methodNotAllowed(request.method, request.path, allowed: route.allowed)
         }
         switch endpoint.access {
         case .open: break
@@ -52,7 +49,33 @@ extension BatchDiffService {
 
     /// The name of the route `path` belongs to, for metrics: its pattern, or `other`.
     static func routeLabel(of path: String) -> String {
-        endpoints.first { $0.path.match(path) != nil }?.path.label ?? "other"
+        route(of: path)?.route.path.label ?? "other"
+    }
+
+    /// The endpoints of one path pattern, and the methods they answer together (for `Allow`).
+    struct Route: Sendable {
+        let path: PathPattern
+        let endpoints: [Endpoint]
+        let allowed: [String]
+    }
+
+    /// The endpoint table grouped by path pattern, in the table's order.
+    private static let routes: [Route] = endpoints.reduce(into: [Route]()) { routes, endpoint in
+        if let index = routes.firstIndex(where: { $0.path.label == endpoint.path.label }) {
+            let route = routes[index]
+            routes[index] = Route(path: route.path, endpoints: route.endpoints + [endpoint], allowed: route.allowed + endpoint.methods)
+        } else {
+            routes.append(Route(path: endpoint.path, endpoints: [endpoint], allowed: endpoint.methods))
+        }
+    }
+
+    /// The route of `path` (the first pattern that matches) and the path's parameters.
+    private static func route(of path: String) -> (route: Route, parameters: PathParameters)? {
+        guard let segments = PathPattern.segments(of: path) else { return nil }
+        for route in routes {
+            if let parameters = route.path.match(segments) { return (route, parameters) }
+        }
+        return nil
     }
 
     /// `GET /healthz`: the process serves (liveness: never about the store).

@@ -19,10 +19,17 @@ struct PathPattern: Sendable {
         }
     }
 
-    /// The values of the parameters if `path` matches, in the pattern's order; nil if not.
-    func match(_ path: String) -> PathParameters? {
+    /// The segments of `path` after its leading slash (nil without one), split once for all
+    /// the patterns a request is matched against.
+    static func segments(of path: String) -> [Substring]? {
         guard path.first == "/" else { return nil }
-        var parts = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// The values of the parameters if the path of `segments` (``segments(of:)``) matches,
+    /// in the pattern's order; nil if not.
+    func match(_ path: [Substring]) -> PathParameters? {
+        var parts = path[...]
         if allowsTrailingSlash, parts.count == segments.count + 1, parts.last == "" { parts.removeLast() }
         guard parts.count == segments.count else { return nil }
         var values: [(name: String, value: String)] = []

@@ -49,9 +49,10 @@ public final class Feeds: Sendable {
         _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition
     ) async throws(FeedError) -> FeedWrite {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
-            // Read with the identity member the write names (a feed's own may differ: then
-            // the text is read again with that).
-            let readWith = requested ?? "id"
+            // Read with the identity member the write names, else the feed's: read again only
+            // when they differ (an error answer) or another process changed the feed meanwhile.
+            let storedIdKey = requested == nil ? try await store.latest(of: id)?.idKey : nil
+            let readWith = requested ?? storedIdKey ?? "id"
             let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith) }
             return try await write((document, readWith), to: id, idKey: requested, condition: condition)
         }
