@@ -7,18 +7,18 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
+ && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN scripts/build-release.sh /out
 
 FROM debian:bookworm-slim AS runtime
-# The Swift runtime is linked statically (scripts/build-release.sh); libmicrohttpd12 and
-# libsqlite3-0 are the libraries the binary needs beyond what bookworm-slim ships
-# (docker-check runs ldd).
+# The Swift runtime is linked statically (scripts/build-release.sh); libmicrohttpd12,
+# libsqlite3-0 and libpq5 are the libraries the binary needs beyond what bookworm-slim
+# ships (docker-check runs ldd).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --user-group --uid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin batchdiff \
  && mkdir -p /data && chown batchdiff:batchdiff /data

@@ -42,6 +42,15 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         // Feeds in an SQLite file: a FeedStore for one server that survives restarts.
         .target(name: "BatchDiffSQLite", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "SQLite"]),
+        // libpq, and the safe Swift layer over it: non-blocking calls with deadlines,
+        // notifications (every unsafe pointer in Sources/PostgreSQL).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
+        // Feeds in PostgreSQL: a FeedStore shared by any number of servers.
+        .target(
+            name: "BatchDiffPostgres",
+            dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", .product(name: "Logging", package: "swift-log")]
+        ),
         // What the server needs from glibc beyond the Glibc module: mallopt, POLLRDHUP.
         .systemLibrary(name: "CGlibcExtras"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
@@ -62,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "batchdiff",
             dependencies: [
-                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffJSON", "BatchDiff",
+                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -7,7 +7,10 @@ extension BatchDiffService {
     /// the route's name in metrics.
     static let endpoints: [Endpoint] = [
         Endpoint(["GET", "HEAD"], "/healthz", access: .open, answer: .now { _, _, _ throws(Problem) in healthAnswer }),
-        Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { _, _, _ throws(Problem) in readyAnswer }),
+        Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { service, _, _ throws(Problem) in
+            guard service.feeds.isStoreAvailable else { throw Problem.storeUnavailable("it did not answer the last check") }
+            return readyAnswer
+        }),
         Endpoint(["GET", "HEAD"], "/metrics", access: .open, answer: .now { service, _, _ throws(Problem) in service.metricsAnswer() }),
         Endpoint(["POST"], "/diff", access: .read, body: .json, answer: .computed { service, request throws(Problem) in
             try service.diff(request)
@@ -81,8 +84,9 @@ extension BatchDiffService {
     /// `GET /healthz`: the process serves (liveness: never about the store).
     private static let healthAnswer = statusAnswer("ok")
 
-    /// `GET /readyz`: the server takes requests (readiness). While it shuts down, the
-    /// server answers it 503 `shutting_down`, as every new request.
+    /// `GET /readyz`: the server takes requests (readiness): 503 `store_unavailable` while
+    /// its store cannot be reached; while it shuts down, 503 `shutting_down`, as every new
+    /// request.
     private static let readyAnswer = statusAnswer("ready")
 
     private static func statusAnswer(_ status: String) -> HTTPResponse {

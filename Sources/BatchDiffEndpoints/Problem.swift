@@ -118,6 +118,12 @@ extension Problem {
         Problem(status: 500, code: "internal_error", title: "Internal error", detail: detail)
     }
 
+    static func storeUnavailable(_ detail: String) -> Problem {
+        Problem(status: 503, code: "store_unavailable", title: "Store unavailable",
+                detail: "the feeds' store cannot be reached (\(detail)); nothing was read or changed; retry in 1 s",
+                headers: [("Retry-After", "1")])
+    }
+
     static func feedStorageFull(_ id: String, limit: Int) -> Problem {
         Problem(status: 507, code: "feed_storage_full", title: "Feed storage full",
                 detail: "the snapshot of feed \(id) cannot be stored: it would not fit in the \(limit) bytes feeds may hold even with every feed cut down to its latest version; nothing was stored; delete feeds or raise --max-feed-memory")

@@ -21,6 +21,9 @@ public enum FeedError: Error, Sendable, Equatable {
     /// may hold, even with every feed cut down to its latest version; nothing was stored or
     /// evicted.
     case storageFull(FeedID, limit: Int)
+    /// The store cannot be reached (a database down or not answering in time); what it
+    /// holds is unknown, so nothing is answered from what was last seen.
+    case storeUnavailable(String)
     /// A bug: nothing was changed.
     case internalFailure(String)
 }

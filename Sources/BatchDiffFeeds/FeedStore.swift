@@ -42,6 +42,15 @@ public protocol FeedStore: Sendable {
 
     /// Bytes the store holds in this process's memory, estimated; cheap, read on every write.
     var bytesInMemory: Int { get }
+
+    /// Whether the store answers now, as far as this process knows without waiting (a
+    /// database that is down or hangs: no); readiness (`/readyz`) follows it.
+    var isAvailable: Bool { get }
+}
+
+extension FeedStore {
+    /// A store inside this process (memory, a file of its own) is there while it runs.
+    public var isAvailable: Bool { true }
 }
 
 /// The latest version of a feed as a store keeps it.
@@ -86,13 +95,9 @@ public enum FeedChange: Sendable, Equatable {
     case appended(FeedID, version: Int)
     /// The feed was deleted.
     case deleted(FeedID)
-
-    /// The feed that changed.
-    public var id: FeedID {
-        switch self {
-        case .appended(let id, _), .deleted(let id): id
-        }
-    }
+    /// Changes may have been missed (the link to a shared store was lost or came back):
+    /// any feed may have changed.
+    case missed
 }
 
 /// What a store holds.

@@ -34,9 +34,13 @@ public final class Feeds: Sendable {
             case .appended(let id, let version):
                 series.saw(version)
                 answers?.drop(id, olderThan: version)
-            case .deleted(let id): answers?.drop(id, olderThan: nil)
+                longPolls.wake(id)
+            case .deleted(let id):
+                answers?.drop(id, olderThan: nil)
+                longPolls.wake(id)
+            case .missed:
+                longPolls.wakeAll()
             }
-            longPolls.wake(change.id)
         }
     }
 
@@ -173,6 +177,9 @@ public final class Feeds: Sendable {
     public func list(after: FeedID?, limit: Int) async throws(FeedError) -> [UInt8] {
         FeedAnswers.list(try await store.list(after: after, limit: limit))
     }
+
+    /// Whether the store answers now (readiness).
+    public var isStoreAvailable: Bool { store.isAvailable }
 
     /// Answers every parked long poll now, and later ones at once (at shutdown).
     public func close() {

@@ -75,13 +75,15 @@ final class LongPolls: Sendable {
         for wake in state.withLock({ $0.parked[feed].map { Array($0.values) } ?? [] }) { wake.wake() }
     }
 
+    /// Wakes every long poll parked now (they read their feeds again).
+    func wakeAll() {
+        for wake in state.withLock({ $0.parked.values.flatMap(\.values) }) { wake.wake() }
+    }
+
     /// Wakes every long poll now; later ones are answered at once (shutdown).
     func close() {
-        let all = state.withLock { state in
-            state.closing = true
-            return state.parked.values.flatMap(\.values)
-        }
-        for wake in all { wake.wake() }
+        state.withLock { $0.closing = true }
+        wakeAll()
     }
 
     /// Long polls parked now.

@@ -15,16 +15,17 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     private let connection: SQLiteConnection
     private let queue = DispatchQueue(label: "batchdiff.sqlite-store")
     private let maxVersions: Int
-    private let maxBytes: Int
-    private let cache = Mutex<SnapshotCache>(SnapshotCache())
+    private let cache: Mutex<LatestSnapshotCache>
     private let counts: Mutex<FeedStoreStatistics>
     private let observers = FeedObservers()
+    private let metrics = StoreMetrics(store: "sqlite")
 
     /// Opens (creating) the store at `path`; throws a message naming the file when it cannot
     /// be opened or another server uses it.
     public init(path: String, maxVersions: Int, maxBytes: Int) throws(FeedError) {
         self.maxVersions = maxVersions
-        self.maxBytes = maxBytes
+        // Half of the memory feeds may hold; the answers kept have the rest.
+        cache = Mutex(LatestSnapshotCache(bound: maxBytes / 2))
         do throws(SQLiteError) {
             let connection = try SQLiteConnection(path: path)
             self.connection = connection
@@ -52,14 +53,16 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     /// Runs `work` with the connection on the store's queue.
     private func run<Value: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(FeedError) -> Value) async throws(FeedError) -> Value {
+        let start = ContinuousClock.now
         let result: Result<Value, FeedError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { () throws(FeedError) in try work(self.connection) }) }
         }
+        metrics.record(since: start, failed: (try? result.get()) == nil)
         return try result.get()
     }
 
     public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
-        if let cached = cache.withLock({ $0.snapshots[id] }) { return cached }
+        if let cached = cache.withLock({ $0[id] }) { return cached }
         let row = try await run { connection throws(FeedError) -> (idKey: String, version: Int, body: [UInt8])? in
             try Self.sql { () throws(SQLiteError) -> (idKey: String, version: Int, body: [UInt8])? in
                 let select = try connection.prepare("""
@@ -193,13 +196,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                   (try? latest.bind(.text(id.name))) != nil, (try? latest.step()) == true, latest.integer(at: 0) == version
             else { return }
         }
-        cache.withLock { cache in
-            cache.remove(id)
-            guard stored.snapshot.byteEstimate <= maxBytes / 2 else { return }
-            while cache.bytes + stored.snapshot.byteEstimate > maxBytes / 2, let victim = cache.snapshots.keys.first { cache.remove(victim) }
-            cache.snapshots[id] = stored
-            cache.bytes += stored.snapshot.byteEstimate
-        }
+        cache.withLock { $0.keep(stored, for: id) }
     }
 
     /// `body`, its SQLite errors as feed errors.
@@ -209,15 +206,5 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         } catch {
             throw .internalFailure("SQLite: \(error)")
         }
-    }
-}
-
-/// The latest snapshots a store keeps in memory, with their bytes.
-private struct SnapshotCache {
-    var snapshots: [FeedID: StoredSnapshot] = [:]
-    var bytes = 0
-
-    mutating func remove(_ id: FeedID) {
-        if let removed = snapshots.removeValue(forKey: id) { bytes -= removed.snapshot.byteEstimate }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BatchDiffEndpoints
 import BatchDiffFeeds
+import BatchDiffPostgres
 import BatchDiffSQLite
 import Foundation
 import HTTPServer
@@ -45,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token that reads need (BATCHDIFF_READ_TOKEN).")
     var readToken: String?
 
-    @Option(help: "Where feeds live: memory (nothing survives the process), or sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; with a file, --max-feed-memory bounds what is kept in memory and --max-versions what the file keeps (BATCHDIFF_STORE).")
+    @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")
     var store = Environment.string("BATCHDIFF_STORE", default: "memory")
 
     @Option(help: "Versions kept per feed (BATCHDIFF_MAX_VERSIONS).")
@@ -73,10 +74,13 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
-        guard store == "memory" || sqlitePath?.isEmpty == false else {
-            throw ValidationError("--store: expected memory or sqlite:PATH, not \(store.debugDescription)")
+        guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
+            throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(store.debugDescription)")
         }
     }
+
+    /// Whether `--store` is a PostgreSQL connection URI.
+    private var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
 
     /// The file of `--store sqlite:PATH`.
     private var sqlitePath: String? { store.hasPrefix("sqlite:") ? String(store.dropFirst("sqlite:".count)) : nil }
@@ -101,15 +105,17 @@ struct ServeCommand: AsyncParsableCommand {
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
         let feedStore: any FeedStore
-        if let sqlitePath {
-            do {
+        do throws(FeedError) {
+            if let sqlitePath {
                 feedStore = try SQLiteFeedStore(path: sqlitePath, maxVersions: maxVersions, maxBytes: maxFeedMemory)
-            } catch {
-                guard case .internalFailure(let reason) = error else { throw CommandFailure("--store \(store): \(error)") }
-                throw CommandFailure(reason)
+            } else if isPostgres {
+                feedStore = try PostgresFeedStore(conninfo: store, maxVersions: maxVersions, maxBytes: maxFeedMemory, logger: logger)
+            } else {
+                feedStore = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxFeedMemory)
             }
-        } else {
-            feedStore = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxFeedMemory)
+        } catch {
+            guard case .internalFailure(let reason) = error else { throw CommandFailure("--store: \(error)") }
+            throw CommandFailure("--store: \(reason)")
         }
         let batchDiff = BatchDiffService(configuration: service, store: feedStore, logger: logger, metricsRegistry: metricsRegistry)
 

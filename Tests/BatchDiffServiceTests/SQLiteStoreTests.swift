@@ -99,26 +99,9 @@ final class SQLiteStoreTests: ServerTestCase {
         }
         let bad = try CommandRun(["serve", "--port", "0", "--store", "sqlite:"])
         XCTAssertEqual(bad.status, 64, bad.error)
-        XCTAssertTrue(bad.error.contains("expected memory or sqlite:PATH"), bad.error)
+        XCTAssertTrue(bad.error.contains("expected memory, sqlite:PATH or postgres://"), bad.error)
         let unopenable = try CommandRun(["serve", "--port", "0", "--store", "sqlite:/nonexistent-directory/feeds.db"])
         XCTAssertNotEqual(unopenable.status, 0)
         XCTAssertTrue(unopenable.error.contains("cannot open the SQLite file"), unopenable.error)
     }
-}
-
-/// The last acknowledged version and content of each feed, recorded from writer threads.
-private final class AcknowledgedWrites: @unchecked Sendable {
-    private let lock = NSLock()
-    private var writes: [String: (version: Int, content: String)] = [:]
-    private var total = 0
-
-    func record(feed: String, version: Int, content: String) {
-        lock.withLock {
-            writes[feed] = (version, content)
-            total += 1
-        }
-    }
-
-    var count: Int { lock.withLock { total } }
-    var last: [String: (version: Int, content: String)] { lock.withLock { writes } }
 }

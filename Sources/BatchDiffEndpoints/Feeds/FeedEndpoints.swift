@@ -140,6 +140,7 @@ extension Problem {
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
+        case .storeUnavailable(let detail): self = .storeUnavailable(detail)
         case .internalFailure(let detail): self = .internalError(detail)
         }
     }

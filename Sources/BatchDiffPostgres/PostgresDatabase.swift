@@ -1,0 +1,36 @@
+import BatchDiffFeeds
+import Logging
+import PostgreSQL
+import Synchronization
+
+/// One PostgreSQL database as the store's connections open it: connected, its schema
+/// migrated once per process (``PostgresSchema``), its failures told apart.
+final class PostgresDatabase: Sendable {
+    let conninfo: String
+    let metrics = StoreMetrics(store: "postgres")
+    let logger: Logger
+    private let migrated = Atomic<Bool>(false)
+
+    /// The database at `conninfo` (a libpq URI or keyword string, checked here).
+    init(conninfo: String, logger: Logger) throws(PostgresError) {
+        try PostgresConnection.checkConninfo(conninfo)
+        self.conninfo = conninfo
+        self.logger = logger
+    }
+
+    /// A new connection, ready for the store's statements, before `deadline`.
+    func open(deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresConnection {
+        let connection = try PostgresConnection.connect(conninfo, deadline: deadline)
+        if !migrated.load(ordering: .acquiring) {
+            try PostgresSchema.migrate(connection, deadline: deadline)
+            migrated.store(true, ordering: .releasing)
+        }
+        return connection
+    }
+
+    /// The feed error of a failure: the database unreachable or not answering in time is
+    /// ``FeedError/storeUnavailable(_:)``; a refused statement is a bug.
+    static func feedError(_ error: PostgresError) -> FeedError {
+        error.kind == .statement ? .internalFailure("\(error)") : .storeUnavailable("\(error)")
+    }
+}

@@ -1,0 +1,190 @@
+import BatchDiffFeeds
+import BatchDiffJSON
+import Glibc
+import Logging
+import PostgreSQL
+import Synchronization
+
+/// Feeds in a PostgreSQL database shared by any number of servers: every server answers
+/// every feed, and every feed survives restarts and `kill -9` of any server.
+///
+/// - Each write is one statement, so one transaction: the version, the feed's new latest,
+///   the versions retention drops and the `NOTIFY` that tells every server, all or nothing.
+///   It stores the version only on top of the one it was made from (`If-Match` holds across
+///   servers: of two racing writers, one finds the feed moved on).
+/// - Every read asks the database for the feed's latest version (a server cannot know it
+///   otherwise); the snapshot itself is read only when this server has not kept it, within
+///   half of `maxBytes`. A database that cannot be reached or does not answer in time
+///   fails the call with ``FeedError/storeUnavailable(_:)`` within
+///   ``PostgresConnectionPool/callTimeout``; nothing is answered from what was last seen.
+/// - Fingerprints are not kept in the database: each server computes them from the
+///   snapshots it reads, with its own seed, and never shows them.
+public final class PostgresFeedStore: FeedStore {
+    private let pool: PostgresConnectionPool
+    private let listener: PostgresListener
+    private let maxVersions: Int
+    private let cache: Mutex<LatestSnapshotCache>
+    private let observers = FeedObservers()
+
+    /// The store in the database at `conninfo` (a libpq URI such as
+    /// `postgres://user@host:5432/db`), keeping `maxVersions` versions per feed and up to
+    /// `maxBytes` of snapshots in memory. Throws only for a `conninfo` libpq cannot read: a
+    /// database that cannot be reached yet is waited for (the store is unavailable until
+    /// then), so servers and database may start in any order.
+    public init(conninfo: String, maxVersions: Int, maxBytes: Int, logger: Logger) throws(FeedError) {
+        let database: PostgresDatabase
+        do throws(PostgresError) {
+            database = try PostgresDatabase(conninfo: conninfo, logger: logger)
+        } catch {
+            throw .internalFailure("not a PostgreSQL connection URI: \(error.message)")
+        }
+        self.maxVersions = maxVersions
+        // Half of the memory feeds may hold; the answers kept have the rest.
+        cache = Mutex(LatestSnapshotCache(bound: maxBytes / 2))
+        pool = PostgresConnectionPool(database: database, size: 4)
+        listener = PostgresListener(database: database, pool: pool, observers: observers)
+        listener.start()
+    }
+
+    public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
+        let cached = cache.withLock { $0[id] }
+        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+            // The body only when it is not the version kept.
+            try connection.query("""
+                SELECT f.id_key, f.latest, CASE WHEN f.latest = $2 THEN NULL ELSE v.body END
+                FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = $1
+                """, [.text(id.name), .integer(cached?.snapshot.version ?? -1)], deadline: deadline)
+        }
+        guard !rows.isEmpty else {
+            cache.withLock { $0.remove(id) }
+            return nil
+        }
+        if rows.isNull(0, 2), let cached { return cached }
+        let (idKey, version, body) = (rows.text(0, 0), rows.integer(0, 1), rows.bytes(0, 2))
+        let found = StoredSnapshot(idKey: idKey, snapshot: try await Workers.run { () throws(FeedError) in
+            try Snapshot(text: body, idKey: idKey).numbered(version)
+        })
+        cache.withLock { cache in
+            if (cache[id]?.snapshot.version ?? .min) < version { cache.keep(found, for: id) }
+        }
+        return found
+    }
+
+    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+            try connection.query("""
+                SELECT f.id_key, v.body FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id
+                WHERE f.id = $1 AND v.version = $2
+                """, [.text(id.name), .integer(version)], deadline: deadline)
+        }
+        guard !rows.isEmpty else { return nil }
+        let (idKey, body) = (rows.text(0, 0), rows.bytes(0, 1))
+        return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).collection }
+    }
+
+    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
+        let version = snapshot.version
+        let notice = ChangeNotice.payload(of: .appended(id, version: version))
+        let body = snapshot.bytes
+        let stored = try await pool.run { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
+            let rows: PostgresRows
+            if let previous {
+                rows = try Self.change(connection, """
+                    WITH moved AS (
+                        UPDATE batchdiff_feeds SET latest = $2::bigint WHERE id = $1::text AND latest = $5::bigint RETURNING id),
+                    stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM moved RETURNING 1),
+                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $6::bigint RETURNING 1),
+                    notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $4::text) FROM moved)
+                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM trimmed), (SELECT count(*) FROM notified)
+                    """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .integer(previous), .integer(version - maxVersions)],
+                    deadline: deadline)
+            } else {
+                // Versions a deletion racing a write may have left are cleared.
+                rows = try Self.change(connection, """
+                    WITH created AS (
+                        INSERT INTO batchdiff_feeds (id, id_key, latest)
+                        VALUES ($1::text, $5::text, $2::bigint)
+                        ON CONFLICT (id) DO NOTHING RETURNING id),
+                    cleared AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM created) RETURNING 1),
+                    stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1),
+                    notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $4::text) FROM created)
+                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM cleared), (SELECT count(*) FROM notified)
+                    """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .text(idKey)],
+                    deadline: deadline)
+            }
+            return rows.integer(0, 0) == 1
+        }
+        guard stored else { return false }
+        cache.withLock { $0.keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id) }
+        observers.notify(.appended(id, version: version))
+        return true
+    }
+
+    public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
+        let notice = ChangeNotice.payload(of: .deleted(id))
+        let deleted = try await pool.run { connection, deadline throws(PostgresError) -> Bool in
+            try Self.change(connection, """
+                WITH gone AS (DELETE FROM batchdiff_feeds WHERE id = $1::text RETURNING id),
+                versions AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM gone) RETURNING 1),
+                notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $2::text) FROM gone)
+                SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM versions), (SELECT count(*) FROM notified)
+                """, [.text(id.name), .text(notice)], deadline: deadline).integer(0, 0) == 1
+        }
+        cache.withLock { $0.remove(id) }
+        guard deleted else { return false }
+        observers.notify(.deleted(id))
+        return true
+    }
+
+    /// Runs `sql`, a change whose statement ends in a `SELECT` of counts, so that it commits
+    /// only if it ends a second before the call's `deadline` (when the call answers 503):
+    /// a check after the counts (evaluated after the changes they read) fails the statement
+    /// otherwise. Without it, a statement sent to a database that then froze would finish
+    /// when the database thawed, storing a write its client was told failed. What remains is
+    /// a database that stops in the instant between that check and its commit. The servers'
+    /// and the database's clocks must agree to well within that second, as NTP keeps them.
+    private static func change(
+        _ connection: PostgresConnection, _ sql: String, _ parameters: [PostgresValue], deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> PostgresRows {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let remaining = (ContinuousClock.now.duration(to: deadline) - .seconds(1)).components
+        let commitBy = now.tv_sec * 1_000_000 + now.tv_nsec / 1000 + Int(remaining.seconds) * 1_000_000
+            + Int(remaining.attoseconds / 1_000_000_000_000)
+        let checked = sql + ", 1 / (clock_timestamp() < to_timestamp($\(parameters.count + 1)::float8 / 1e6))::int"
+        do throws(PostgresError) {
+            return try connection.query(checked, parameters + [.integer(commitBy)], deadline: deadline)
+        } catch where error.sqlstate == "22012" {  // division by zero: the check failed
+            throw PostgresError(kind: .timeout, message: "the change reached the database too late; nothing was stored")
+        }
+    }
+
+    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+            try connection.query(
+                "SELECT id, latest FROM batchdiff_feeds WHERE id > $1 ORDER BY id LIMIT $2",
+                [.text(after?.name ?? ""), .integer(limit + 1)], deadline: deadline
+            )
+        }
+        let feeds = (0..<min(rows.count, limit)).compactMap { row in
+            (try? FeedID(rows.text(row, 0))).map { FeedSummary(id: $0, version: rows.integer(row, 1)) }
+        }
+        return FeedPage(feeds: feeds, more: rows.count > limit)
+    }
+
+    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
+        observers.add(observer)
+    }
+
+    /// Feeds and versions as last counted (every few seconds), and the snapshots kept.
+    public var statistics: FeedStoreStatistics {
+        let counts = listener.lastCounts
+        return FeedStoreStatistics(feeds: counts.feeds, versions: counts.versions, bytesInMemory: bytesInMemory)
+    }
+
+    /// The latest snapshots kept in memory.
+    public var bytesInMemory: Int { cache.withLock { $0.bytes } }
+
+    /// Whether the database answered the last ping (every second) in time.
+    public var isAvailable: Bool { listener.isAvailable }
+}

@@ -1,0 +1,123 @@
+import BatchDiff
+import Foundation
+import Glibc
+import XCTest
+
+/// nginx (Debian's package, `make deps-test`) in front of two servers sharing one
+/// PostgreSQL store, round robin on loopback, with the repository's own template
+/// (`deploy/nginx/batchdiff.conf.template`, the one the README's deployment shows): a
+/// client that follows a feed through it sees one series of versions, each batch taking
+/// its copy from the version it had to the next, whichever server answers.
+final class NginxTests: ServerTestCase {
+    func testAClientThroughNginxSeesOneSeriesOfVersions() throws {
+        let cluster = try PostgresCluster()
+        let servers = try (0..<2).map { _ in try startServer(["--store", cluster.uri]) }
+        for server in servers {
+            XCTAssertTrue(eventually(timeout: 10) { (try? server.client.get("/readyz").status) == 200 }, "the server did not get ready")
+        }
+        let nginx = try NginxProcess(replicas: servers.map(\.port))
+        let client = HTTPClient(port: nginx.port)
+
+        var firstGenerator = SnapshotGenerator(seed: 11)
+        let firstContent = firstGenerator.nextList(after: [])
+        let first = assertVersion(try client.put("/feeds/followed", jsonText(firstContent)))
+        let written = Collector<(version: Int, content: [JSONElement])>()
+        written.append((first, listElements(firstContent)))
+        let finished = Collector<Bool>()
+        let writer = Thread {
+            // The same generator again, past the first version.
+            var generator = SnapshotGenerator(seed: 11)
+            var content = generator.nextList(after: [])
+            for _ in 0..<40 {
+                content = generator.nextList(after: content)
+                guard let response = try? client.put("/feeds/followed", jsonText(content)), response.status == 200,
+                      let version = int(response.object["version"]) else { return }
+                written.append((version, listElements(content)))
+                usleep(20_000)
+            }
+            finished.append(true)
+        }
+
+        // The client: the whole feed once, then batches, each long poll through nginx.
+        let start = assertJSON(try client.get("/feeds/followed"))
+        var version = try XCTUnwrap(int(start["version"]))
+        var copy = listElements(start["data"]!)
+        var seen: [(version: Int, content: [JSONElement])] = [(version, copy)]
+        writer.start()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && (finished.all.isEmpty || version < (written.all.map(\.version).max() ?? 0)) {
+            let response = try client.get("/feeds/followed/changes?since=\(version)&wait=2", timeout: 10)
+            let answer = assertJSON(response)
+            guard let to = int(answer["to"]) else { return XCTFail("no `to`: \(response.text)") }
+            XCTAssertEqual(int(answer["from"]), version, "each batch starts at the version the client has")
+            XCTAssertGreaterThanOrEqual(to, version, "versions never go back")
+            copy = try decodeListBatch(answer).apply(to: copy, values: decodeListValues(answer))
+            version = to
+            seen.append((version, copy))
+        }
+        XCTAssertEqual(written.all.count, 41, "the writer did not finish")
+        XCTAssertGreaterThan(Set(seen.map(\.version)).count, 5, "the client followed a few versions")
+        let acknowledged = Dictionary(written.all.map { ($0.version, $0.content) }) { first, _ in first }
+        for (version, copy) in seen {
+            XCTAssertEqual(copy, acknowledged[version], "the client's copy at version \(version) is what was written")
+        }
+        XCTAssertEqual(version, written.all.last?.version, "the client reached the last version")
+    }
+}
+
+/// nginx with `deploy/nginx/batchdiff.conf.template` rendered for `replicas` on a free
+/// port of 127.0.0.1, in the foreground as one process (no master, no workers), its files
+/// in a temporary directory. Stopped when dropped.
+final class NginxProcess {
+    let port: UInt16
+    private let process = Process()
+    private let directory: URL
+
+    init(replicas: [UInt16]) throws {
+        port = try freeLoopbackPort()
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("batchdiff-nginx-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx/batchdiff.conf.template")
+        var site = try String(contentsOf: template, encoding: .utf8)
+        let variables = ["NGINX_PORT": "127.0.0.1:\(port)"].merging(
+            replicas.enumerated().map { ("BATCHDIFF_REPLICA_\($0.offset + 1)", "127.0.0.1:\($0.element)") }
+        ) { $1 }
+        for (name, value) in variables { site = site.replacingOccurrences(of: "${\(name)}", with: value) }
+        try site.write(to: directory.appendingPathComponent("batchdiff.conf"), atomically: true, encoding: .utf8)
+        let path = directory.path
+        try """
+            daemon off;
+            master_process off;
+            pid \(path)/nginx.pid;
+            error_log \(path)/error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(path)/body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                include \(path)/batchdiff.conf;
+            }
+            """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", path, "-e", "\(path)/error.log", "-c", "\(path)/nginx.conf"]
+        process.standardInput = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { throw ServerError("no nginx: run make deps-test") }
+        try process.run()
+        let client = HTTPClient(port: port)
+        guard eventually(timeout: 10, { (try? client.get("/healthz", timeout: 1).status) == 200 }) else {
+            let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+            throw ServerError("nginx did not answer: \(log)")
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGQUIT)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// `--store postgres://...`: servers sharing one database (a throwaway cluster each test
+/// starts, ``PostgresCluster``) answer every feed alike, wake each other's long polls,
+/// keep `If-Match` across servers, survive `kill -9`, and answer 503 `store_unavailable`
+/// within 5 s while the database is down or frozen, then come back by themselves
+/// (docs/feeds.md §11).
+final class PostgresStoreTests: ServerTestCase {
+    private var cluster: PostgresCluster!
+
+    override func setUpWithError() throws {
+        cluster = try PostgresCluster()
+    }
+
+    override func tearDown() {
+        super.tearDown()
+        cluster = nil
+    }
+
+    private func startServers(_ count: Int, _ arguments: [String] = []) throws -> [ServerProcess] {
+        let servers = try (0..<count).map { _ in try startServer(["--store", cluster.uri] + arguments) }
+        for server in servers {
+            XCTAssertTrue(eventually(timeout: 10) { (try? server.client.get("/readyz").status) == 200 }, "the server did not get ready")
+        }
+        return servers
+    }
+
+    func testServersShareFeedsAndWakeEachOthersLongPolls() throws {
+        let servers = try startServers(2)
+        let (a, b) = (servers[0].client, servers[1].client)
+        var generator = SnapshotGenerator(seed: 5)
+        var list: [Any] = []
+        var sectioned: [String: Any] = ["sections": []]
+        for _ in 0..<3 {
+            list = generator.nextList(after: list)
+            sectioned = generator.nextSectioned(after: sectioned)
+            assertVersion(try a.put("/feeds/list", jsonText(list)))
+            assertVersion(try b.put("/feeds/sections", jsonText(sectioned)))
+            XCTAssertEqual(try b.get("/feeds/list").text, try a.get("/feeds/list").text, "a write on one server is read on the other at once")
+            XCTAssertEqual(try a.get("/feeds/sections").text, try b.get("/feeds/sections").text)
+        }
+        XCTAssertEqual(try a.get("/feeds").text, try b.get("/feeds").text)
+
+        // A long poll parked on one server, woken by a write on the other.
+        for round in 0..<5 {
+            let latest = try XCTUnwrap(int(assertJSON(try b.get("/feeds/list"))["version"]))
+            let woken = Collector<(Date, Int)>()
+            let poll = Thread {
+                let response = try? b.get("/feeds/list/changes?since=\(latest)&wait=10", timeout: 15)
+                woken.append((Date(), response.flatMap { int($0.object["to"]) } ?? -1))
+            }
+            poll.start()
+            XCTAssertTrue(eventually(timeout: 5) { (try? servers[1].client.metric("batchdiff_long_polls_parked")) == 1 }, "round \(round): not parked")
+            list = generator.nextList(after: list)
+            let version = assertVersion(try a.put("/feeds/list", jsonText(list)))
+            let acknowledged = Date()
+            XCTAssertTrue(eventually(timeout: 5) { woken.all.count == 1 }, "round \(round): the long poll was not woken")
+            let (at, to) = try XCTUnwrap(woken.all.first)
+            XCTAssertEqual(to, version, "round \(round): the long poll's answer")
+            XCTAssertLessThan(at.timeIntervalSince(acknowledged), 0.1, "round \(round): woken within 100 ms of the other server's acknowledgement")
+        }
+
+        XCTAssertEqual(try b.delete("/feeds/list").status, 204)
+        assertProblem(try a.get("/feeds/list"), 404, "feed_not_found")
+    }
+
+    func testWritersWithIfMatchOverBothServersLoseNothing() throws {
+        let servers = try startServers(2)
+        let clients = servers.map(\.client)
+        assertVersion(try clients[0].put("/feeds/shared", "[]"))
+        let acknowledged = Collector<String>()
+        let unexpected = Collector<String>()
+        let finished = runConcurrently(8, timeout: 120) { writer in
+            var attempt = 0
+            for item in 0..<12 {
+                while true {
+                    attempt += 1
+                    let client = clients[(writer + attempt) % 2]
+                    guard let latest = try? client.get("/feeds/shared"), latest.status == 200,
+                          let version = int(latest.object["version"]), var data = latest.object["data"] as? [Any] else {
+                        return unexpected.append("writer \(writer): could not read the feed")
+                    }
+                    data.append(["id": "w\(writer)-\(item)"])
+                    guard let put = try? client.put("/feeds/shared", jsonText(data), headers: ["If-Match": tag(version)]) else {
+                        return unexpected.append("writer \(writer): the PUT failed")
+                    }
+                    if put.status == 200 {
+                        acknowledged.append("w\(writer)-\(item)")
+                        break
+                    }
+                    guard put.status == 412 else { return unexpected.append("writer \(writer): PUT \(put.status) \(put.text)") }
+                }
+            }
+        }
+        XCTAssertTrue(finished, "the writers did not finish")
+        XCTAssertEqual(unexpected.all, [])
+        let final = assertJSON(try servers[1].client.get("/feeds/shared"))
+        let ids = (final["data"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        XCTAssertEqual(ids.count, 96)
+        XCTAssertEqual(Set(ids), Set(acknowledged.all), "every acknowledged write is in the feed, and nothing else")
+    }
+
+    func testAcknowledgedWritesSurviveKillDashNineOfOneServer() throws {
+        let servers = try startServers(2)
+        let clients = servers.map(\.client)
+        let acknowledged = AcknowledgedWrites()
+        let writers = Thread {
+            _ = runConcurrently(4, timeout: 60) { writer in
+                var generator = SnapshotGenerator(seed: UInt64(writer))
+                var snapshot: [Any] = (0..<3000).map { ["id": $0, "w": writer] }
+                for round in 0..<120 {
+                    snapshot = generator.nextList(after: snapshot)
+                    // Alternating servers; the killed one refuses, and the other takes the write.
+                    for client in [clients[round % 2], clients[(round + 1) % 2]] {
+                        guard let response = try? client.put("/feeds/w\(writer)", jsonText(snapshot)) else { continue }
+                        guard response.status == 200, let version = int(response.object["version"]) else { return }
+                        acknowledged.record(feed: "w\(writer)", version: version, content: canonicalJSON(snapshot))
+                        break
+                    }
+                }
+            }
+        }
+        writers.start()
+        XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= 20 }, "the writers did not get going")
+        kill(servers[0].pid, SIGKILL)
+        XCTAssertNotNil(servers[0].waitForExit(timeout: 10))
+        let countAtKill = acknowledged.count
+        XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= countAtKill + 20 }, "the other server stopped taking writes")
+        while writers.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+
+        let restarted = try startServers(1)[0]
+        XCTAssertEqual(acknowledged.last.count, 4, "every writer had a write acknowledged")
+        for (feed, last) in acknowledged.last {
+            for client in [restarted.client, servers[1].client] {
+                let latest = assertJSON(try client.get("/feeds/\(feed)"))
+                XCTAssertEqual(int(latest["version"]), last.version, "\(feed): the last acknowledged version")
+                XCTAssertEqual(latest["data"].map(canonicalJSON), last.content, "\(feed): the acknowledged content")
+                let rebuilt = assertJSON(try client.get("/feeds/\(feed)/changes?since=0"))
+                XCTAssertEqual(try decodeListBatch(rebuilt).apply(to: [], values: decodeListValues(rebuilt)), listElements(latest["data"]!))
+            }
+        }
+    }
+
+    func testDatabaseStoppedAndStartedUnderLoad() throws {
+        let server = try startServers(1)[0]
+        let client = server.client
+        let load = StoreLoad(client: client, writers: 2)
+        load.start()
+        XCTAssertTrue(eventually(timeout: 20) { load.acknowledged >= 10 }, "the load did not get going")
+
+        try cluster.stop()
+        assertUnavailable(client, while: "the database is stopped")
+        try cluster.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.get("/readyz").status) == 200 }, "/readyz is 200 within 10 s of the database's return")
+        let countAtReturn = load.acknowledged
+        XCTAssertTrue(eventually(timeout: 20) { load.acknowledged >= countAtReturn + 10 }, "writes did not resume")
+        load.stop()
+        load.check(client)
+        XCTAssertTrue(server.log.contains("the PostgreSQL store is unavailable"), server.log)
+        XCTAssertGreaterThan(try metric(client, "batchdiff_store_reconnects_total"), 0)
+    }
+
+    func testFrozenDatabaseAnswers503WithinFiveSeconds() throws {
+        let server = try startServers(1)[0]
+        let client = server.client
+        let version = assertVersion(try client.put("/feeds/parked", "[{\"id\":1}]"))
+        let load = StoreLoad(client: client, writers: 2)
+        load.start()
+        XCTAssertTrue(eventually(timeout: 20) { load.acknowledged >= 10 }, "the load did not get going")
+        let ended = Collector<Int>()
+        let poll = Thread { ended.append((try? client.get("/feeds/parked/changes?since=\(version)&wait=30", timeout: 40).status) ?? -1) }
+        poll.start()
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.metric("batchdiff_long_polls_parked")) ?? 0 >= 1 })
+
+        cluster.freeze()
+        assertUnavailable(client, while: "the database is frozen")
+        XCTAssertTrue(eventually(timeout: 35) { ended.all.count == 1 }, "the parked long poll did not end")
+        XCTAssertTrue([200, 503].contains(ended.all.first ?? 0), "the parked long poll ended with \(ended.all)")
+        cluster.thaw()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.get("/readyz").status) == 200 }, "/readyz is 200 within 10 s of the database's return")
+        let countAtReturn = load.acknowledged
+        XCTAssertTrue(eventually(timeout: 20) { load.acknowledged >= countAtReturn + 10 }, "writes did not resume")
+        load.stop()
+        load.check(client)
+    }
+
+    func testServerStartsBeforeItsDatabase() throws {
+        try cluster.stop()
+        let server = try startServer(["--store", cluster.uri])
+        XCTAssertEqual(try server.client.get("/healthz").status, 200)
+        assertProblem(try server.client.get("/readyz"), 503, "store_unavailable")
+        assertProblem(try server.client.get("/feeds/a"), 503, "store_unavailable")
+        try cluster.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? server.client.get("/readyz").status) == 200 }, "the server did not connect")
+        assertVersion(try server.client.put("/feeds/a", "[{\"id\":1}]"))
+
+        let malformed = try CommandRun(["serve", "--port", "0", "--store", "postgres://postgres@127.0.0.1/db?nosuchoption=1"])
+        XCTAssertNotEqual(malformed.status, 0)
+        XCTAssertTrue(malformed.error.contains("not a PostgreSQL connection URI"), malformed.error)
+    }
+
+    /// While the store is unreachable: `/readyz` turns 503 within 5 s; every feed request
+    /// answers 503 `store_unavailable` within 5 s; `/healthz` and `POST /diff` answer at once.
+    private func assertUnavailable(_ client: HTTPClient, while what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.get("/readyz").status) == 503 }, "/readyz while \(what)", file: file, line: line)
+        for (method, path, body) in [("GET", "/feeds/w0", nil), ("PUT", "/feeds/w0", "[]"), ("GET", "/feeds/w0/changes?since=0", nil), ("GET", "/feeds", nil)] {
+            let start = Date()
+            guard let response = try? client.request(method, path, body: body.map { Array($0.utf8) }, timeout: 10) else {
+                XCTFail("\(method) \(path) while \(what): no answer", file: file, line: line)
+                continue
+            }
+            assertProblem(response, 503, "store_unavailable", file: file, line: line)
+            XCTAssertLessThan(Date().timeIntervalSince(start), 5, "\(method) \(path) while \(what)", file: file, line: line)
+        }
+        let start = Date()
+        XCTAssertEqual(try? client.get("/healthz").status, 200, "/healthz while \(what)", file: file, line: line)
+        XCTAssertEqual(try? client.post("/diff", "{\"old\":[1,2],\"new\":[2,1]}").status, 200, "POST /diff while \(what)", file: file, line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "/healthz and POST /diff while \(what)", file: file, line: line)
+    }
+
+    private func metric(_ client: HTTPClient, _ name: String) throws -> Int {
+        let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix(name) }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
+    }
+}
+
+/// Writers, each on a feed of its own, each write conditional on the last one it had
+/// acknowledged (`If-Match`), so a write answered 503 that was stored anyway would make the
+/// next one fail with 412; and a reader. Every answer must be 200 or 503.
+private final class StoreLoad: @unchecked Sendable {
+    private let client: HTTPClient
+    private let writers: Int
+    private let lock = NSLock()
+    private var running = true
+    private var last: [Int: (version: Int, content: String)] = [:]
+    private var unexpected: [String] = []
+    private var count = 0
+    private let group = DispatchGroup()
+
+    init(client: HTTPClient, writers: Int) {
+        self.client = client
+        self.writers = writers
+    }
+
+    var acknowledged: Int { lock.withLock { count } }
+
+    func start() {
+        for writer in 0..<writers {
+            group.enter()
+            Thread { [self] in
+                defer { group.leave() }
+                write(as: writer)
+            }.start()
+        }
+        group.enter()
+        Thread { [self] in
+            defer { group.leave() }
+            while lock.withLock({ running }) {
+                for path in ["/feeds/w0", "/feeds/w0/changes?since=0", "/feeds"] {
+                    guard let response = try? client.get(path), [200, 404, 503].contains(response.status) else {
+                        lock.withLock { unexpected.append("GET \(path) failed or answered otherwise") }
+                        continue
+                    }
+                }
+                usleep(20_000)
+            }
+        }.start()
+    }
+
+    private func write(as writer: Int) {
+        var item = 0
+        while lock.withLock({ running }) {
+            item += 1
+            let content = canonicalJSON((0..<200).map { ["id": $0, "w": writer, "n": item] })
+            let base = lock.withLock { last[writer]?.version }
+            let headers = base.map { ["If-Match": tag($0)] } ?? [:]
+            guard let response = try? client.put("/feeds/w\(writer)", content, headers: headers) else {
+                lock.withLock { unexpected.append("writer \(writer): no answer") }
+                continue
+            }
+            switch response.status {
+            case 200:
+                guard let version = int(response.object["version"]) else { continue }
+                lock.withLock {
+                    last[writer] = (version, content)
+                    count += 1
+                }
+            case 503:
+                usleep(50_000)
+            default:
+                lock.withLock { unexpected.append("writer \(writer): PUT \(response.status) \(response.text)") }
+                return
+            }
+        }
+    }
+
+    func stop() {
+        lock.withLock { running = false }
+        _ = group.wait(timeout: .now() + 30)
+    }
+
+    /// Checks the answers, and that each feed's latest is its last acknowledged write.
+    func check(_ client: HTTPClient, file: StaticString = #filePath, line: UInt = #line) {
+        let (last, unexpected) = lock.withLock { (self.last, self.unexpected) }
+        XCTAssertEqual(unexpected, [], "answers other than 200 or 503", file: file, line: line)
+        for (writer, write) in last {
+            guard let response = try? client.get("/feeds/w\(writer)") else { return XCTFail("w\(writer): no answer", file: file, line: line) }
+            let latest = assertJSON(response, file: file, line: line)
+            XCTAssertEqual(int(latest["version"]), write.version, "w\(writer): the last acknowledged version", file: file, line: line)
+            XCTAssertEqual(latest["data"].map(canonicalJSON), write.content, "w\(writer): the last acknowledged content", file: file, line: line)
+        }
+    }
+}

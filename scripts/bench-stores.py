@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The stores side by side (`make bench-stores`, release build).
+
+For each store (memory, an SQLite file, a throwaway PostgreSQL cluster started here with
+Debian's `initdb`/`pg_ctl`, on loopback), one server in turn, the same work: a feed of
+10,000 items, then VERSIONS PUTs of a new version (one item in ten changed, a few moved),
+then an uncached `changes?since=<v>` for each retained version (every answer computed:
+the old version read from the store and diffed). Prints the median time of each, and its
+ratio to the memory store's in the same run; with RUNS runs, the median ratio and its
+spread. Goals (issue 11): SQLite at most 2x memory, PostgreSQL at most 3x.
+"""
+import http.client, json, os, pwd, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+BIN = os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
+ITEMS = int(os.environ.get("BENCH_ITEMS", "10000"))
+VERSIONS = int(os.environ.get("BENCH_VERSIONS", "30"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A PostgreSQL cluster in a temporary directory, as the `postgres` user when root."""
+
+    def __init__(self):
+        bins = sorted(os.listdir("/usr/lib/postgresql"))
+        if not bins:
+            sys.exit("bench-stores: PostgreSQL is not installed: run make deps-test")
+        self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
+        self.dir = tempfile.mkdtemp(prefix="batchdiff-bench-pg-")
+        self.port = free_port()
+        if os.getuid() == 0:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.dir, user.pw_uid, user.pw_gid)
+        self.run("initdb", "-D", f"{self.dir}/data", "--auth=trust", "-U", "postgres", "-E", "UTF8")
+        # Durable as in production (fsync on): the comparison is with an SQLite file
+        # written with synchronous=FULL.
+        self.run("pg_ctl", "-D", f"{self.dir}/data", "-w", "-l", f"{self.dir}/log",
+                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", "start")
+        self.uri = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+
+    def run(self, program, *arguments):
+        command = [f"{self.bin}/{program}", *arguments]
+        if os.getuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+    def close(self):
+        try:
+            self.run("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def request(conn, method, path, body=None):
+    start = time.perf_counter()
+    conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
+    response = conn.getresponse()
+    data = response.read()
+    if response.status != 200:
+        sys.exit(f"bench-stores: {method} {path}: {response.status} {data[:300]!r}")
+    return data, time.perf_counter() - start
+
+
+def snapshots():
+    """The feed's versions: 10,000 items, then one item in ten changed and 20 moved each time."""
+    rng = random.Random(3)
+    items = [{"id": i, "title": f"item {i}", "price": i % 100, "rev": 0} for i in range(ITEMS)]
+    yield json.dumps(items).encode()
+    for version in range(VERSIONS):
+        for index in rng.sample(range(ITEMS), ITEMS // 10):
+            items[index] = dict(items[index], rev=version + 1)
+        for _ in range(20):
+            items.insert(rng.randrange(ITEMS), items.pop(rng.randrange(ITEMS)))
+        yield json.dumps(items).encode()
+
+
+def measure(store):
+    """Median PUT and uncached `changes` times (seconds) on one server with `store`."""
+    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning",
+                               "--store", store, "--max-versions", str(VERSIONS + 2)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for _ in range(100):  # a PostgreSQL store connects in the background
+            conn.request("GET", "/readyz")
+            response = conn.getresponse()
+            response.read()
+            if response.status == 200:
+                break
+            time.sleep(0.1)
+        puts, versions = [], []
+        for body in snapshots():
+            answer, seconds = request(conn, "PUT", "/feeds/bench", body)
+            puts.append(seconds)
+            versions.append(json.loads(answer)["version"])
+        changes = [request(conn, "GET", f"/feeds/bench/changes?since={v}")[1] for v in versions[1:-1]]
+        return statistics.median(puts[1:]), statistics.median(changes)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def main():
+    cluster = Cluster()
+    work = tempfile.mkdtemp(prefix="batchdiff-bench-sqlite-")
+    ratios = {"sqlite": ([], []), "postgres": ([], [])}
+    try:
+        for run in range(RUNS):
+            # A fresh database each run: the same work on the same empty store.
+            database = f"bench{run}"
+            cluster.run("psql", "-h", cluster.dir, "-p", str(cluster.port), "-U", "postgres", "-q", "-c", f"CREATE DATABASE {database}")
+            stores = {
+                "memory": "memory",
+                "sqlite": f"sqlite:{work}/feeds-{run}.db",
+                "postgres": cluster.uri.rsplit("/", 1)[0] + f"/{database}",
+            }
+            times = {name: measure(store) for name, store in stores.items()}
+            base_put, base_changes = times["memory"]
+            for name, (put, changes) in times.items():
+                line = f"run {run + 1}: {name:8} PUT {put * 1000:7.2f} ms  uncached changes {changes * 1000:7.2f} ms"
+                if name != "memory":
+                    ratios[name][0].append(put / base_put)
+                    ratios[name][1].append(changes / base_changes)
+                    line += f"  ratio to memory: PUT {put / base_put:.2f}, changes {changes / base_changes:.2f}"
+                print(line, flush=True)
+    finally:
+        cluster.close()
+        shutil.rmtree(work, ignore_errors=True)
+    goals = {"sqlite": 2.0, "postgres": 3.0}
+    for name, (put, changes) in ratios.items():
+        spread = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+        print(f"{name} vs memory, {ITEMS} items, median of {RUNS} runs (spread): PUT {spread(put)}, "
+              f"uncached changes {spread(changes)}; goal at most {goals[name]:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
