@@ -40,28 +40,46 @@ final class PostgresConnectionPool: Sendable {
         slots = (0..<size).map(Slot.init)
     }
 
-    /// Runs `work` with a connection, before its deadline. A failure of the connection
-    /// (not of the statement) is tried once more on a new connection when `retry` is set:
-    /// only for work that changes nothing.
+    /// Runs `work` with a connection, before its deadline; at once unavailable while the
+    /// listener finds the database down (``PostgresDatabase/isAvailable``). Work that still waits for
+    /// its queue when less than `margin` of its time is left fails without touching the
+    /// database. A failure of the connection (not of the statement) is tried once more on a
+    /// new connection when `retry` is set: only for work that changes nothing.
     func run<Value: Sendable>(
-        retry: Bool = false, _ work: @escaping @Sendable (PostgresConnection, ContinuousClock.Instant) throws(PostgresError) -> Value
+        retry: Bool = false, margin: Duration = .zero,
+        _ work: @escaping @Sendable (PostgresConnection, ContinuousClock.Instant) throws(PostgresError) -> Value
     ) async throws(FeedError) -> Value {
+        guard database.isAvailable else { throw .storeUnavailable("the database did not answer the last check") }
         let start = ContinuousClock.now
         let deadline = start + Self.callTimeout
         let slot = slots[next.add(1, ordering: .relaxed).oldValue % slots.count]
         let result: Result<Value, PostgresError> = await withCheckedContinuation { continuation in
             slot.queue.async {
                 continuation.resume(returning: Result { () throws(PostgresError) -> Value in
+                    guard ContinuousClock.now + margin < deadline else { throw .timeout("waiting for a connection") }
                     do throws(PostgresError) {
-                        return try work(self.connection(of: slot, deadline: deadline), deadline)
+                        return try self.attempt(work, on: slot, deadline: deadline)
                     } catch where retry && error.kind == .connection {
-                        return try work(self.connection(of: slot, deadline: deadline), deadline)
+                        return try self.attempt(work, on: slot, deadline: deadline)
                     }
                 })
             }
         }
         database.metrics.record(since: start, failed: (try? result.get()) == nil)
         return try result.mapError(PostgresDatabase.feedError).get()
+    }
+
+    /// `work` on the slot's connection; a connection that broke or timed out is closed at
+    /// once (its statement then ends on the server too).
+    private func attempt<Value>(
+        _ work: (PostgresConnection, ContinuousClock.Instant) throws(PostgresError) -> Value, on slot: Slot, deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> Value {
+        do throws(PostgresError) {
+            return try work(connection(of: slot, deadline: deadline), deadline)
+        } catch {
+            if error.kind != .statement { slot.connection = nil }
+            throw error
+        }
     }
 
     /// Opens every connection again before its next use.

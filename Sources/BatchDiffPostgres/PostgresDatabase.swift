@@ -10,12 +10,22 @@ final class PostgresDatabase: Sendable {
     let metrics = StoreMetrics(store: "postgres")
     let logger: Logger
     private let migrated = Atomic<Bool>(false)
+    private let available = Atomic<Bool>(false)
 
     /// The database at `conninfo` (a libpq URI or keyword string, checked here).
     init(conninfo: String, logger: Logger) throws(PostgresError) {
         try PostgresConnection.checkConninfo(conninfo)
         self.conninfo = conninfo
         self.logger = logger
+    }
+
+    /// Whether the database answered the listener's last check in time
+    /// (``PostgresListener``); store calls fail at once while it did not.
+    var isAvailable: Bool { available.load(ordering: .relaxed) }
+
+    /// Records the outcome of the listener's check; returns whether it was available before.
+    func setAvailable(_ isAvailable: Bool) -> Bool {
+        available.exchange(isAvailable, ordering: .relaxed)
     }
 
     /// A new connection, ready for the store's statements, before `deadline`.

@@ -20,6 +20,7 @@ import Synchronization
 /// - Fingerprints are not kept in the database: each server computes them from the
 ///   snapshots it reads, with its own seed, and never shows them.
 public final class PostgresFeedStore: FeedStore {
+    private let database: PostgresDatabase
     private let pool: PostgresConnectionPool
     private let listener: PostgresListener
     private let maxVersions: Int
@@ -32,7 +33,6 @@ public final class PostgresFeedStore: FeedStore {
     /// database that cannot be reached yet is waited for (the store is unavailable until
     /// then), so servers and database may start in any order.
     public init(conninfo: String, maxVersions: Int, maxBytes: Int, logger: Logger) throws(FeedError) {
-        let database: PostgresDatabase
         do throws(PostgresError) {
             database = try PostgresDatabase(conninfo: conninfo, logger: logger)
         } catch {
@@ -86,7 +86,7 @@ public final class PostgresFeedStore: FeedStore {
         let version = snapshot.version
         let notice = ChangeNotice.payload(of: .appended(id, version: version))
         let body = snapshot.bytes
-        let stored = try await pool.run { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
+        let stored = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
             let rows: PostgresRows
             if let previous {
                 rows = try Self.change(connection, """
@@ -99,16 +99,13 @@ public final class PostgresFeedStore: FeedStore {
                     """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .integer(previous), .integer(version - maxVersions)],
                     deadline: deadline)
             } else {
-                // Versions a deletion racing a write may have left are cleared.
                 rows = try Self.change(connection, """
                     WITH created AS (
-                        INSERT INTO batchdiff_feeds (id, id_key, latest)
-                        VALUES ($1::text, $5::text, $2::bigint)
+                        INSERT INTO batchdiff_feeds (id, id_key, latest) VALUES ($1::text, $5::text, $2::bigint)
                         ON CONFLICT (id) DO NOTHING RETURNING id),
-                    cleared AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM created) RETURNING 1),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1),
                     notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $4::text) FROM created)
-                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM cleared), (SELECT count(*) FROM notified)
+                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM notified)
                     """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .text(idKey)],
                     deadline: deadline)
             }
@@ -122,7 +119,9 @@ public final class PostgresFeedStore: FeedStore {
 
     public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let notice = ChangeNotice.payload(of: .deleted(id))
-        let deleted = try await pool.run { connection, deadline throws(PostgresError) -> Bool in
+        let deleted = try await pool.run(margin: Self.commitMargin) { connection, deadline throws(PostgresError) -> Bool in
+            // Versions are deleted here, before the clock check, rather than by the cascade
+            // (which runs after it); the cascade catches a version a racing write added.
             try Self.change(connection, """
                 WITH gone AS (DELETE FROM batchdiff_feeds WHERE id = $1::text RETURNING id),
                 versions AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM gone) RETURNING 1),
@@ -136,8 +135,11 @@ public final class PostgresFeedStore: FeedStore {
         return true
     }
 
+    /// How long before its call's deadline a change must have ended to be committed.
+    private static let commitMargin = Duration.seconds(1)
+
     /// Runs `sql`, a change whose statement ends in a `SELECT` of counts, so that it commits
-    /// only if it ends a second before the call's `deadline` (when the call answers 503):
+    /// only if it ends ``commitMargin`` before the call's `deadline` (when the call answers 503):
     /// a check after the counts (evaluated after the changes they read) fails the statement
     /// otherwise. Without it, a statement sent to a database that then froze would finish
     /// when the database thawed, storing a write its client was told failed. What remains is
@@ -148,7 +150,7 @@ public final class PostgresFeedStore: FeedStore {
     ) throws(PostgresError) -> PostgresRows {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let remaining = (ContinuousClock.now.duration(to: deadline) - .seconds(1)).components
+        let remaining = (ContinuousClock.now.duration(to: deadline) - commitMargin).components
         let commitBy = now.tv_sec * 1_000_000 + now.tv_nsec / 1000 + Int(remaining.seconds) * 1_000_000
             + Int(remaining.attoseconds / 1_000_000_000_000)
         let checked = sql + ", 1 / (clock_timestamp() < to_timestamp($\(parameters.count + 1)::float8 / 1e6))::int"
@@ -186,5 +188,5 @@ public final class PostgresFeedStore: FeedStore {
     public var bytesInMemory: Int { cache.withLock { $0.bytes } }
 
     /// Whether the database answered the last ping (every second) in time.
-    public var isAvailable: Bool { listener.isAvailable }
+    public var isAvailable: Bool { database.isAvailable }
 }

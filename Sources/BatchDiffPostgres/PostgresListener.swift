@@ -8,8 +8,8 @@ import Synchronization
 /// The store's own connection that listens for every server's changes (`LISTEN`) and
 /// watches the database: it tells the store's observers of each change within
 /// milliseconds of its commit, asks the database every ``pingInterval`` whether it still
-/// answers (the store's availability, and so readiness, follows), and counts what the
-/// store holds every few pings.
+/// answers (the store's availability, and so readiness, follows:
+/// ``PostgresDatabase/isAvailable``), and has what the store holds counted every few pings.
 ///
 /// When the connection is lost, notifications sent meanwhile are lost with it: the
 /// observers hear ``FeedChange/missed`` (long polls read their feeds again), and again
@@ -24,7 +24,6 @@ final class PostgresListener: Sendable {
     private let database: PostgresDatabase
     private let pool: PostgresConnectionPool
     private let observers: FeedObservers
-    private let available = Atomic<Bool>(false)
     private let counts = Mutex((feeds: 0, versions: 0))
 
     init(database: PostgresDatabase, pool: PostgresConnectionPool, observers: FeedObservers) {
@@ -32,9 +31,6 @@ final class PostgresListener: Sendable {
         self.pool = pool
         self.observers = observers
     }
-
-    /// Whether the database answered the last ping in time.
-    var isAvailable: Bool { available.load(ordering: .relaxed) }
 
     /// Feeds and versions in the database at the last count.
     var lastCounts: (feeds: Int, versions: Int) { counts.withLock { $0 } }
@@ -57,15 +53,8 @@ final class PostgresListener: Sendable {
             connected = connection
             do throws(PostgresError) {
                 try listen(on: connection, until: ContinuousClock.now + Self.pingInterval)
-                let deadline = ContinuousClock.now + Self.pingTimeout
-                if pings % Self.pingsPerCount == 0 {
-                    let rows = try connection.query(
-                        "SELECT (SELECT count(*) FROM batchdiff_feeds), (SELECT count(*) FROM batchdiff_versions)", deadline: deadline
-                    )
-                    counts.withLock { $0 = (rows.integer(0, 0), rows.integer(0, 1)) }
-                } else {
-                    try connection.query("SELECT 1", deadline: deadline)
-                }
+                try connection.query("SELECT 1", deadline: ContinuousClock.now + Self.pingTimeout)
+                if pings % Self.pingsPerCount == 0 { count() }
                 pings += 1
             } catch {
                 database.logger.warning("the PostgreSQL store is unavailable", metadata: ["reason": "\(error)"])
@@ -74,6 +63,17 @@ final class PostgresListener: Sendable {
                 database.metrics.reconnects.increment()
                 lose()
             }
+        }
+    }
+
+    /// Counts feeds and versions through the pool, in the background: a count may take a
+    /// while on a large store, and its time is not the database's health.
+    private func count() {
+        Task { [self] in
+            let rows = try? await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+                try connection.query("SELECT (SELECT count(*) FROM batchdiff_feeds), (SELECT count(*) FROM batchdiff_versions)", deadline: deadline)
+            }
+            if let rows { counts.withLock { $0 = (rows.integer(0, 0), rows.integer(0, 1)) } }
         }
     }
 
@@ -95,7 +95,7 @@ final class PostgresListener: Sendable {
             try connection.query("LISTEN \(ChangeNotice.channel)", deadline: deadline)
             if down { database.logger.notice("the PostgreSQL store is available again") }
             down = false
-            available.store(true, ordering: .relaxed)
+            _ = database.setAvailable(true)
             // Changes made while nobody listened are unknown; idle connections may be dead.
             pool.reconnectAll()
             observers.notify(.missed)
@@ -109,7 +109,7 @@ final class PostgresListener: Sendable {
     }
 
     private func lose() {
-        let wasAvailable = available.exchange(false, ordering: .relaxed)
+        let wasAvailable = database.setAvailable(false)
         guard wasAvailable else { return }
         pool.reconnectAll()
         observers.notify(.missed)

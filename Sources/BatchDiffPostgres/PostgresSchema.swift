@@ -8,15 +8,16 @@ enum PostgresSchema {
     /// changed, only followed.
     static let migrations: [[String]] = [
         [
-            // Version 1: feeds (ids in byte order, as every store lists them) and versions.
+            // Version 1: feeds (ids in byte order, as every store lists them) and versions
+            // (none without its feed: a deletion racing a write leaves no orphan).
             """
             CREATE TABLE batchdiff_feeds (
                 id text COLLATE "C" PRIMARY KEY, id_key text NOT NULL, latest bigint NOT NULL)
             """,
             """
             CREATE TABLE batchdiff_versions (
-                feed text COLLATE "C" NOT NULL, version bigint NOT NULL, body bytea NOT NULL,
-                PRIMARY KEY (feed, version))
+                feed text COLLATE "C" NOT NULL REFERENCES batchdiff_feeds (id) ON DELETE CASCADE,
+                version bigint NOT NULL, body bytea NOT NULL, PRIMARY KEY (feed, version))
             """,
         ],
     ]
@@ -24,22 +25,34 @@ enum PostgresSchema {
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).
     private static let lock = 0x62_61_74_63_68_64_69_66
 
-    /// Brings the database's schema to the latest version, in one transaction. Throws (and
+    /// Brings the database's schema to the latest version, in one transaction, when it is
+    /// behind (a database already at it needs no rights to create tables). Throws (and
     /// leaves the connection to be dropped) on failure, or when the database's schema is
     /// newer than this server knows.
     static func migrate(_ connection: PostgresConnection, deadline: ContinuousClock.Instant) throws(PostgresError) {
+        guard try installedVersion(connection, deadline: deadline) < migrations.count else { return }
         try connection.query("BEGIN", deadline: deadline)
         try connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [.integer(lock)], deadline: deadline)
         try connection.query("CREATE TABLE IF NOT EXISTS batchdiff_schema (version integer NOT NULL)", deadline: deadline)
-        let current = try connection.query("SELECT coalesce(max(version), 0) FROM batchdiff_schema", deadline: deadline).integer(0, 0)
-        guard current <= migrations.count else {
-            throw PostgresError(kind: .statement, message: "the database's schema is version \(current), newer than this server's \(migrations.count): upgrade the server")
-        }
+        // Again under the lock: another server may have migrated meanwhile.
+        let current = try installedVersion(connection, deadline: deadline)
         for statement in migrations.dropFirst(current).joined() { try connection.query(statement, deadline: deadline) }
         if current < migrations.count {
             try connection.query("DELETE FROM batchdiff_schema", deadline: deadline)
             try connection.query("INSERT INTO batchdiff_schema (version) VALUES ($1::integer)", [.integer(migrations.count)], deadline: deadline)
         }
         try connection.query("COMMIT", deadline: deadline)
+    }
+
+    /// The schema version the database holds (0 for none); throws when it is newer than
+    /// this server knows.
+    private static func installedVersion(_ connection: PostgresConnection, deadline: ContinuousClock.Instant) throws(PostgresError) -> Int {
+        let exists = try connection.query("SELECT to_regclass('batchdiff_schema') IS NOT NULL", deadline: deadline).integer(0, 0) == 1
+        guard exists else { return 0 }
+        let version = try connection.query("SELECT coalesce(max(version), 0) FROM batchdiff_schema", deadline: deadline).integer(0, 0)
+        guard version <= migrations.count else {
+            throw PostgresError(kind: .statement, message: "the database's schema is version \(version), newer than this server's \(migrations.count): upgrade the server")
+        }
+        return version
     }
 }

@@ -80,8 +80,9 @@ public final class PostgresConnection {
     }
 
     private func send(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) {
-        // All parameters in one buffer: text ones end in NUL (libpq reads them as C
-        // strings), binary ones are counted.
+        // All parameters in one buffer. Integers go as text, ending in NUL (libpq reads
+        // text parameters as C strings); strings and bytes go binary, counted, so a string
+        // holding NUL is refused by the server rather than cut short.
         var buffer: [UInt8] = []
         var offsets: [Int] = []
         var lengths: [Int32] = []
@@ -91,9 +92,8 @@ public final class PostgresConnection {
             switch parameter {
             case .text(let text):
                 buffer.append(contentsOf: text.utf8)
-                buffer.append(0)
-                lengths.append(0)
-                formats.append(0)
+                lengths.append(Int32(text.utf8.count))
+                formats.append(1)
             case .integer(let integer):
                 buffer.append(contentsOf: String(integer).utf8)
                 buffer.append(0)

@@ -29,6 +29,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    static func connection(_ message: String) -> PostgresError { PostgresError(kind: .connection, message: message) }
-    static func timeout(_ message: String) -> PostgresError { PostgresError(kind: .timeout, message: message) }
+    /// The server could not be reached, or the connection broke.
+    public static func connection(_ message: String) -> PostgresError { PostgresError(kind: .connection, message: message) }
+    /// The deadline passed while `message` (what was being done).
+    public static func timeout(_ message: String) -> PostgresError { PostgresError(kind: .timeout, message: message) }
 }

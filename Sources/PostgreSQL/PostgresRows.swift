@@ -27,8 +27,8 @@ public struct PostgresRows: Sendable {
     public func bytes(_ row: Int, _ column: Int) -> [UInt8] { rows[row][column] ?? [] }
 }
 
-/// A statement's parameter, sent as text (`text`, `integer`) or binary (`bytes`); the
-/// statement casts a parameter whose type PostgreSQL cannot infer (`$1::text`).
+/// A statement's parameter; the statement casts a parameter whose type PostgreSQL cannot
+/// infer (`$1::text`).
 public enum PostgresValue: Sendable {
     case text(String)
     case integer(Int)

@@ -47,7 +47,10 @@ final class PostgresCluster {
     /// Freezes every process of the cluster (`SIGSTOP`): it takes connections into the
     /// kernel's backlog and answers nothing, as a hung database does.
     func freeze() {
-        for pid in processes { kill(pid, SIGSTOP) }
+        // The postmaster first, so that it forks no backend after its children are listed.
+        guard let postmaster = processes.first else { return }
+        kill(postmaster, SIGSTOP)
+        for pid in processes.dropFirst() { kill(pid, SIGSTOP) }
     }
 
     /// Lets a frozen cluster run again (`SIGCONT`).
