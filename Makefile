@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory bench-stores loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config)
@@ -71,6 +71,19 @@ bench-request-memory: release
 # throwaway cluster), ratios to memory in the same run, three runs.
 bench-stores: deps-test release
 	scripts/bench-stores.py
+
+# The differ against DifferenceKit built beside it, same workloads, same run. DK is a
+# checkout of DifferenceKit (never committed here).
+bench-dk: deps
+	@if [ -z "$(DK)" ] || [ ! -f "$(DK)/Package.swift" ]; then \
+	  echo "bench-dk: DK must be a DifferenceKit checkout, e.g."; \
+	  echo "  git clone https://github.com/ra1028/DifferenceKit ../DifferenceKit && make bench-dk DK=../DifferenceKit"; \
+	  exit 2; fi
+	mkdir -p .build/bench-dk
+	ln -sfn "$$(realpath "$(DK)")" .build/bench-dk/DifferenceKit
+	ln -sfn "$$(pwd)" .build/bench-dk/BatchDiff
+	swift build -c release --package-path bench/dk --scratch-path .build/bench-dk/build
+	$(BENCH_ENV) .build/bench-dk/build/release/bench-dk
 
 loadtest: deps-loadtest release
 	scripts/loadtest.sh

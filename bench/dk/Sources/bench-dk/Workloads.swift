@@ -1,0 +1,1 @@
+../../../../Sources/BatchDiffBenchmark/Workloads.swift
