@@ -33,11 +33,13 @@ public final class BatchDiffService: Sendable {
     /// does not answer, a missing or wrong token, a body that is not JSON), or accepted with
     /// what answers it once its body is read (``endpoints``).
     public func admit(_ request: HTTPRequest) -> HTTPAdmission {
+        let found = Self.route(of: request.path)
+        let label = found?.route.path.label ?? "other"
         do {
-            let (endpoint, parameters) = try endpoint(of: request)
-            return .accepted { [self] request in reply(to: request, with: endpoint.answer, parameters) }
+            let (endpoint, parameters) = try endpoint(of: request, found)
+            return .accepted(route: label) { [self] request in reply(to: request, with: endpoint.answer, parameters) }
         } catch {
-            return .refused(error.response)
+            return .refused(error.response, route: label)
         }
     }
 
@@ -78,7 +80,7 @@ public final class BatchDiffService: Sendable {
     public func observe(_ exchange: HTTPExchange) {
         // Labels come from fixed sets: a client cannot add series or break the page.
         let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
-        requests.count(route: Self.routeLabel(of: exchange.path), method: method, status: exchange.status)
+        requests.count(route: exchange.route ?? Self.routeLabel(of: exchange.path), method: method, status: exchange.status)
         latency.recordNanoseconds(Int64(exchange.seconds * 1e9))
         receivedBytes.increment(by: exchange.bytesIn)
         sentBytes.increment(by: exchange.bytesOut)
@@ -175,7 +177,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// The body as a JSON document whose collections at `collections` are read with the
-    /// identity member `idKey` as it is parsed (its content type is checked by ``endpoint(of:)``).
+    /// identity member `idKey` as it is parsed (its content type is checked by ``endpoint(of:_:)``).
     static func readJSON(_ request: HTTPRequest, collections: CollectionPlacement, idKey: String) throws(Problem) -> JSONDocument {
         do {
             return try JSONDocument(bytes: request.body, collections: collections, idKey: idKey)

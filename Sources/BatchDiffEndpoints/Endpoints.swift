@@ -36,8 +36,9 @@ extension BatchDiffService {
     /// head: a known path (404; the first pattern that matches is the route), a method it
     /// answers (405), the token it needs (401, 403), and for a body it reads, a JSON
     /// content type (415).
-    func endpoint(of request: HTTPRequest) throws(Problem) -> (Endpoint, PathParameters) {
-        guard let (route, parameters) = Self.route(of: request.path) else { throw Problem.notFound(request.path) }
+    /// `found` is the request path's route (``route(of:)``).
+    func endpoint(of request: HTTPRequest, _ found: (route: Route, parameters: PathParameters)?) throws(Problem) -> (Endpoint, PathParameters) {
+        guard let (route, parameters) = found else { throw Problem.notFound(request.path) }
         guard let endpoint = route.endpoints.first(where: { $0.methods.contains(request.method) }) else {
             throw Problem.methodNotAllowed(request.method, request.path, allowed: route.allowed)
         }
@@ -73,7 +74,7 @@ extension BatchDiffService {
     }
 
     /// The route of `path` (the first pattern that matches) and the path's parameters.
-    private static func route(of path: String) -> (route: Route, parameters: PathParameters)? {
+    static func route(of path: String) -> (route: Route, parameters: PathParameters)? {
         guard let segments = PathPattern.segments(of: path) else { return nil }
         for route in routes {
             if let parameters = route.path.match(segments) { return (route, parameters) }

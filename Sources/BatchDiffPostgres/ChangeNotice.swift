@@ -1,8 +1,7 @@
 import BatchDiffFeeds
 
 /// A feed's change as the store sends it to every server: the payload of a `NOTIFY` on
-/// ``channel``, sent in the transaction that makes the change (so it goes out when, and only
-/// if, the change is committed).
+/// ``channel``, sent once the change is committed.
 enum ChangeNotice {
     static let channel = "batchdiff"
 

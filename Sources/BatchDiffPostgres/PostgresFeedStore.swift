@@ -8,8 +8,9 @@ import Synchronization
 /// Feeds in a PostgreSQL database shared by any number of servers: every server answers
 /// every feed, and every feed survives restarts and `kill -9` of any server.
 ///
-/// - Each write is one statement, so one transaction: the version, the feed's new latest,
-///   the versions retention drops and the `NOTIFY` that tells every server, all or nothing.
+/// - Each write is one statement, so one transaction: the version, the feed's new latest
+///   and the versions retention drops, all or nothing; a `NOTIFY` after its commit tells
+///   every server.
 ///   It stores the version only on top of the one it was made from (`If-Match` holds across
 ///   servers: of two racing writers, one finds the feed moved on).
 /// - Every read asks the database for the feed's latest version (a server cannot know it
@@ -84,32 +85,31 @@ public final class PostgresFeedStore: FeedStore {
 
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
         let version = snapshot.version
-        let notice = ChangeNotice.payload(of: .appended(id, version: version))
         let body = snapshot.bytes
         let stored = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
             let rows: PostgresRows
             if let previous {
                 rows = try Self.change(connection, """
                     WITH moved AS (
-                        UPDATE batchdiff_feeds SET latest = $2::bigint WHERE id = $1::text AND latest = $5::bigint RETURNING id),
+                        UPDATE batchdiff_feeds SET latest = $2::bigint WHERE id = $1::text AND latest = $4::bigint RETURNING id),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM moved RETURNING 1),
-                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $6::bigint RETURNING 1),
-                    notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $4::text) FROM moved)
-                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM trimmed), (SELECT count(*) FROM notified)
-                    """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .integer(previous), .integer(version - maxVersions)],
+                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint RETURNING 1)
+                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM trimmed)
+                    """, [.text(id.name), .integer(version), .bytes(body), .integer(previous), .integer(version - maxVersions)],
                     deadline: deadline)
             } else {
                 rows = try Self.change(connection, """
                     WITH created AS (
-                        INSERT INTO batchdiff_feeds (id, id_key, latest) VALUES ($1::text, $5::text, $2::bigint)
+                        INSERT INTO batchdiff_feeds (id, id_key, latest) VALUES ($1::text, $4::text, $2::bigint)
                         ON CONFLICT (id) DO NOTHING RETURNING id),
-                    stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1),
-                    notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $4::text) FROM created)
-                    SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM notified)
-                    """, [.text(id.name), .integer(version), .bytes(body), .text(notice), .text(idKey)],
+                    stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1)
+                    SELECT (SELECT count(*) FROM stored)
+                    """, [.text(id.name), .integer(version), .bytes(body), .text(idKey)],
                     deadline: deadline)
             }
-            return rows.integer(0, 0) == 1
+            guard rows.integer(0, 0) == 1 else { return false }
+            Self.notify(.appended(id, version: version), on: connection, deadline: deadline)
+            return true
         }
         guard stored else { return false }
         cache.withLock { $0.keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id) }
@@ -118,21 +118,31 @@ public final class PostgresFeedStore: FeedStore {
     }
 
     public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
-        let notice = ChangeNotice.payload(of: .deleted(id))
         let deleted = try await pool.run(margin: Self.commitMargin) { connection, deadline throws(PostgresError) -> Bool in
             // Versions are deleted here, before the clock check, rather than by the cascade
             // (which runs after it); the cascade catches a version a racing write added.
-            try Self.change(connection, """
+            let deleted = try Self.change(connection, """
                 WITH gone AS (DELETE FROM batchdiff_feeds WHERE id = $1::text RETURNING id),
-                versions AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM gone) RETURNING 1),
-                notified AS (SELECT pg_notify('\(ChangeNotice.channel)', $2::text) FROM gone)
-                SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM versions), (SELECT count(*) FROM notified)
-                """, [.text(id.name), .text(notice)], deadline: deadline).integer(0, 0) == 1
+                versions AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM gone) RETURNING 1)
+                SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM versions)
+                """, [.text(id.name)], deadline: deadline).integer(0, 0) == 1
+            if deleted { Self.notify(.deleted(id), on: connection, deadline: deadline) }
+            return deleted
         }
         cache.withLock { $0.remove(id) }
         guard deleted else { return false }
         observers.notify(.deleted(id))
         return true
+    }
+
+    /// Tells every server of `change` (`NOTIFY`), after its commit and apart from it: a
+    /// notification inside the change's transaction would make its commit wait for the
+    /// listeners' queue, so that a change could commit late, after its client was told it
+    /// failed. A notification lost here (the connection broke just after the commit) leaves
+    /// the other servers' long polls to their deadline, or to the `missed` every listener
+    /// hears when it loses the database.
+    private static func notify(_ change: FeedChange, on connection: PostgresConnection, deadline: ContinuousClock.Instant) {
+        _ = try? connection.query("SELECT pg_notify($1::text, $2::text)", [.text(ChangeNotice.channel), .text(ChangeNotice.payload(of: change))], deadline: deadline)
     }
 
     /// How long before its call's deadline a change must have ended to be committed.

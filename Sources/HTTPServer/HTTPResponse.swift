@@ -25,10 +25,18 @@ public enum HTTPReply: Sendable {
 /// before its body is read.
 public enum HTTPAdmission: Sendable {
     /// Answer with this response. The body, if one is announced, is never read: no
-    /// `100 Continue`, and the connection closes after the answer.
-    case refused(HTTPResponse)
+    /// `100 Continue`, and the connection closes after the answer. `route` names what the
+    /// request asked for, for metrics (``HTTPExchange/route``).
+    case refused(HTTPResponse, route: String)
     /// Read the body, then answer the whole request with `respond`.
-    case accepted(respond: @Sendable (HTTPRequest) -> HTTPReply)
+    case accepted(route: String, respond: @Sendable (HTTPRequest) -> HTTPReply)
+
+    /// The service's name for what the request asked for.
+    var route: String {
+        switch self {
+        case .refused(_, let route), .accepted(let route, _): route
+        }
+    }
 }
 
 /// Why the server answered a request by itself, without the service.
@@ -46,6 +54,9 @@ public enum HTTPServerRefusal: Sendable {
 public struct HTTPExchange: Sendable {
     public var method: String
     public var path: String
+    /// The service's name for the request's route, from its admission; `nil` when the
+    /// server answered before admitting it.
+    public var route: String?
     public var status: Int
     public var seconds: Double
     public var bytesIn: Int

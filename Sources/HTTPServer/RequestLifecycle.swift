@@ -69,7 +69,7 @@ final class RequestLifecycle: Sendable {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
         }
         let admission = admit(HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query))
-        if case .refused(let response) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
+        if case .refused(let response, _) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
         // A body announced is reserved whole before it is read; one sent in chunks as it
@@ -140,8 +140,8 @@ final class RequestLifecycle: Sendable {
         guard !state.busy else {
             return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: isDraining)
         }
-        guard case .accepted(let respond) = state.admission else {
-            if case .refused(let response) = state.admission { answer(state, with: response, on: connection, close: isDraining) }
+        guard case .accepted(_, let respond) = state.admission else {
+            if case .refused(let response, _) = state.admission { answer(state, with: response, on: connection, close: isDraining) }
             return
         }
         let request = HTTPRequest(
@@ -198,7 +198,7 @@ final class RequestLifecycle: Sendable {
         memory.release(state.reservedMemory)
         let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(
-            method: state.method, path: state.path, status: state.answered ? state.status : 0,
+            method: state.method, path: state.path, route: state.admission?.route, status: state.answered ? state.status : 0,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             bytesIn: state.bytesIn, bytesOut: state.bytesOut
         ))
