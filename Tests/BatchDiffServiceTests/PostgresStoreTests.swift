@@ -107,7 +107,7 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertEqual(Set(ids), Set(acknowledged.all), "every acknowledged write is in the feed, and nothing else")
     }
 
-    func testAcknowledgedWritesSurviveKillDashNineOfOneServer() throws {
+    func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {
         let servers = try startServers(2)
         let clients = servers.map(\.client)
         let acknowledged = AcknowledgedWrites()
@@ -139,10 +139,12 @@ final class PostgresStoreTests: ServerTestCase {
         while writers.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
 
         XCTAssertEqual(unexpected.all, [])
-        let restarted = try startServers(1)[0]
+        // Both restarted: the killed one, and the other after a clean stop.
+        XCTAssertEqual(servers[1].terminate(), 0)
+        let restarted = try startServers(2)
         XCTAssertEqual(acknowledged.last.count, 4, "every writer had a write acknowledged")
         for (feed, last) in acknowledged.last {
-            for client in [restarted.client, servers[1].client] {
+            for client in restarted.map(\.client) {
                 let latest = assertJSON(try client.get("/feeds/\(feed)"))
                 XCTAssertEqual(int(latest["version"]), last.version, "\(feed): the last acknowledged version")
                 XCTAssertEqual(latest["data"].map(canonicalJSON), last.content, "\(feed): the acknowledged content")
