@@ -109,28 +109,9 @@ final class PostgresStoreTests: ServerTestCase {
 
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {
         let servers = try startServers(2)
-        let clients = servers.map(\.client)
         let acknowledged = AcknowledgedWrites()
         let unexpected = Collector<String>()
-        let writers = Thread {
-            _ = runConcurrently(4, timeout: 60) { writer in
-                var generator = SnapshotGenerator(seed: UInt64(writer))
-                var snapshot: [Any] = (0..<3000).map { ["id": $0, "w": writer] }
-                for round in 0..<120 {
-                    snapshot = generator.nextList(after: snapshot)
-                    // Alternating servers; the killed one refuses, and the other takes the write.
-                    for client in [clients[round % 2], clients[(round + 1) % 2]] {
-                        guard let response = try? client.put("/feeds/w\(writer)", jsonText(snapshot)) else { continue }
-                        guard response.status == 200, let version = int(response.object["version"]) else {
-                            return unexpected.append("w\(writer): PUT \(response.status) \(response.text)")
-                        }
-                        acknowledged.record(feed: "w\(writer)", version: version, content: canonicalJSON(snapshot))
-                        break
-                    }
-                }
-            }
-        }
-        writers.start()
+        let writers = acknowledged.startWriters(4, rounds: 120, clients: servers.map(\.client), unexpected: unexpected)
         XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= 20 }, "the writers did not get going")
         kill(servers[0].pid, SIGKILL)
         XCTAssertNotNil(servers[0].waitForExit(timeout: 10))

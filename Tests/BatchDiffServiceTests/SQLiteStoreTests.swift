@@ -59,20 +59,7 @@ final class SQLiteStoreTests: ServerTestCase {
     func testAcknowledgedWritesSurviveKillDashNine() throws {
         let server = try startServer(["--store", store])
         let acknowledged = AcknowledgedWrites()
-        let client = server.client
-        let writers = Thread {
-            _ = runConcurrently(4, timeout: 60) { writer in
-                var generator = SnapshotGenerator(seed: UInt64(writer))
-                var snapshot: [Any] = (0..<3000).map { ["id": $0, "w": writer] }
-                for _ in 0..<200 {
-                    snapshot = generator.nextList(after: snapshot)
-                    guard let response = try? client.put("/feeds/w\(writer)", jsonText(snapshot)), response.status == 200,
-                          let version = int(response.object["version"]) else { return }
-                    acknowledged.record(feed: "w\(writer)", version: version, content: canonicalJSON(snapshot))
-                }
-            }
-        }
-        writers.start()
+        let writers = acknowledged.startWriters(4, rounds: 200, clients: [server.client], unexpected: Collector<String>())
         XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= 20 }, "the writers did not get going")
         kill(server.pid, SIGKILL)
         XCTAssertNotNil(server.waitForExit(timeout: 10))
