@@ -3,10 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "BatchDiff",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .library(name: "BatchDiff", targets: ["BatchDiff"]),
         .library(name: "BatchDiffJSON", targets: ["BatchDiffJSON"]),
+        // The client side: answers, apply, the table adapter, the feed follower, and its
+        // transports (URLSession in a module of its own: the server never links it).
+        .library(name: "BatchDiffClient", targets: ["BatchDiffClient", "BatchDiffURLSession"]),
         .executable(name: "batchdiff", targets: ["batchdiff"]),
     ],
     dependencies: [
@@ -23,6 +26,10 @@ let package = Package(
         .target(name: "BatchDiff"),
         // Reading collections from JSON, fingerprints, writing batches.
         .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
+        // The client library: the answers as Codable types, applying them, driving a table
+        // view, following a feed over a transport of the app's choice. Knows no server code.
+        .target(name: "BatchDiffClient", dependencies: ["BatchDiff"]),
+        .target(name: "BatchDiffURLSession", dependencies: ["BatchDiffClient"]),
         // The feed core: feeds, versions, retention, answers kept, long polls, and the
         // store protocol with the in-memory store. Knows nothing of HTTP; records its
         // metrics through swift-metrics.
@@ -71,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "batchdiff",
             dependencies: [
-                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff",
+                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff", "BatchDiffClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -83,8 +90,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras"]),
+        .testTarget(name: "BatchDiffClientTests", dependencies: ["BatchDiffClient", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
         .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
-        .testTarget(name: "BatchDiffServiceTests", dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
+        .testTarget(
+            name: "BatchDiffServiceTests",
+            dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "TestSupport"]
+        ),
     ]
 )

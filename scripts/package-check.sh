@@ -3,7 +3,7 @@
 # an app or a backend would use them:
 #  1. copies this working tree into a fresh git repository and tags it 0.1.0;
 #  2. writes a throwaway package that depends on it with `.package(url: "file://…",
-#     from: "0.1.0")` and uses `BatchDiff` and `BatchDiffJSON` through their public API
+#     from: "0.1.0")` and uses `BatchDiff`, `BatchDiffJSON` and `BatchDiffClient` through their public API
 #     only (SwiftPM refuses such a dependency if it has unsafe build flags);
 #  3. builds it in release mode and runs it: it diffs, applies and writes batches and
 #     exits non-zero when a result is wrong.
@@ -40,13 +40,16 @@ let package = Package(
         .executableTarget(name: "Consumer", dependencies: [
             .product(name: "BatchDiff", package: "batchdiff"),
             .product(name: "BatchDiffJSON", package: "batchdiff"),
+            .product(name: "BatchDiffClient", package: "batchdiff"),
         ]),
     ]
 )
 EOF
 cat > "$work/consumer/Sources/Consumer/main.swift" <<'EOF'
 import BatchDiff
+import BatchDiffClient
 import BatchDiffJSON
+import Foundation
 
 /// An app's own row type: identity by id, content by every field.
 struct Product: Diffable, Equatable {
@@ -84,6 +87,18 @@ var output = JSONOutput()
 output.batch(jsonBatch)
 let text = String(decoding: output.bytes, as: UTF8.self)
 check(text == #"{"rows":{"deleted":[0],"inserted":[1],"reloaded":[],"moved":[]},"counts":{"old":2,"new":2}}"#, "JSON batch \(text)")
+
+// The client library: a changes answer decoded into the app's own type and applied.
+struct Item: Decodable, Identifiable, Equatable {
+    var id: Int
+    var t: String
+}
+let answer = #"{"feed":"f","from":1,"to":2,"rows":{"deleted":[0],"inserted":[1],"reloaded":[],"moved":[]},"counts":{"old":2,"new":2},"values":{"rows":{"inserted":[{"id":3,"t":"c"}],"reloaded":[]}}}"#
+let changes = try JSONDecoder().decode(FeedChanges<JSON, Item>.self, from: Data(answer.utf8))
+let held = FeedCollection<JSON, Item>.list([Item(id: 1, t: "a"), Item(id: 2, t: "b")])
+let applied = try changes.applied(to: held)
+check(applied == .list([Item(id: 2, t: "b"), Item(id: 3, t: "c")]), "client applies a changes answer")
+let _: FeedFollower<JSON, Item, Int> = FeedFollower(FollowerConfiguration(serverURL: "http://127.0.0.1:8080", feed: "f", transport: SocketTransport()))
 EOF
 
 # --- 3. Build and run -----------------------------------------------------------------------

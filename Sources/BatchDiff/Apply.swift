@@ -8,6 +8,14 @@ extension SectionedBatch {
     public func apply<Header, Item: Diffable>(
         to old: [Section<Header, Item>], values: BatchValues<Header, Item>
     ) throws -> [Section<Header, Item>] {
+        try apply(to: old, values: values, identity: \.identity)
+    }
+
+    /// ``apply(to:values:)`` for items of any type, `identity` telling what makes two the
+    /// same row (a reload never changes it).
+    public func apply<Header, Item, Identity: Hashable>(
+        to old: [Section<Header, Item>], values: BatchValues<Header, Item>, identity: (Item) -> Identity
+    ) throws -> [Section<Header, Item>] {
         guard old.map(\.items.count) == oldCounts else {
             throw BatchError("counts.old \(oldCounts) does not match the collection \(old.map(\.items.count))")
         }
@@ -17,7 +25,7 @@ extension SectionedBatch {
         let placement = try Placement(self)
         var reloads = [RowPath: Item]()
         for (path, item) in zip(rows.reloaded, values.reloadedRows) {
-            guard old[path.section].items[path.row].identity == item.identity else {
+            guard identity(old[path.section].items[path.row]) == identity(item) else {
                 throw BatchError("rows.reloaded: \(path) would change the row's identity")
             }
             reloads[path] = item
@@ -54,6 +62,16 @@ extension ListBatch {
     /// Applies this batch to the list `old` with the fill semantics of docs/batch-format.md §3 and returns
     /// the new list. Throws ``BatchError`` when the batch does not fit `old`.
     public func apply<Item: Diffable>(to old: [Item], values: BatchValues<ListHeader, Item>) throws -> [Item] {
-        try sectioned.apply(to: [Section(header: ListHeader(), items: old)], values: values)[0].items
+        try apply(to: old, values: values, identity: \.identity)
+    }
+
+    /// ``apply(to:values:)`` for items of any type, `identity` telling what makes two the
+    /// same row.
+    public func apply<Header, Item, Identity: Hashable>(
+        to old: [Item], values: BatchValues<Header, Item>, identity: (Item) -> Identity
+    ) throws -> [Item] {
+        guard values.insertedSections.isEmpty, values.updatedHeaders.isEmpty else { throw BatchError("a list has no section values") }
+        let rows = BatchValues<ListHeader, Item>(insertedRows: values.insertedRows, reloadedRows: values.reloadedRows)
+        return try sectioned.apply(to: [Section(header: ListHeader(), items: old)], values: rows, identity: identity)[0].items
     }
 }

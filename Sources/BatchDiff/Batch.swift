@@ -21,7 +21,7 @@ public struct RowChanges<Index: Hashable & Comparable & Sendable>: Hashable, Sen
 
     /// The same changes with every index mapped by `transform` (order is kept).
     @inlinable
-    func map<Other>(_ transform: (Index) -> Other) -> RowChanges<Other> {
+    public func map<Other>(_ transform: (Index) -> Other) -> RowChanges<Other> {
         RowChanges<Other>(
             deleted: deleted.map(transform),
             inserted: inserted.map(transform),

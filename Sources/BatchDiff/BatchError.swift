@@ -3,7 +3,7 @@ public struct BatchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong, e.g. "rows.deleted: [2, 7] is outside the old collection".
     public var description: String
 
-    init(_ description: String) {
+    public init(_ description: String) {
         self.description = description
     }
 }

@@ -5,7 +5,7 @@ struct BatchDiffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batchdiff",
         abstract: "Batch updates for UITableView and UICollectionView, computed on the server.",
-        subcommands: [ServeCommand.self, DiffCommand.self, HealthcheckCommand.self],
+        subcommands: [ServeCommand.self, DiffCommand.self, FollowCommand.self, HealthcheckCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

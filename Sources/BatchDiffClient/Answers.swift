@@ -1,0 +1,114 @@
+import BatchDiff
+
+/// `GET /feeds/{id}`: a feed's latest version, whole.
+public struct FeedSnapshot<Header, Item> {
+    public var feed: String
+    public var version: Int
+    public var data: FeedCollection<Header, Item>
+}
+
+extension FeedSnapshot: Sendable where Header: Sendable, Item: Sendable {}
+
+extension FeedSnapshot: Decodable where Header: Decodable, Item: Decodable {}
+
+/// `GET /feeds/{id}/changes?since=N`: what takes a client from version `from` to `to`.
+///
+/// Either a batch with the new content it needs (`values`), or, when the server found more
+/// changes than the client's `maxChanges`, a reload with the whole latest collection (`data`).
+public struct FeedChanges<Header, Item> {
+    public var feed: String
+    /// The client's version; 0 is the empty collection.
+    public var from: Int
+    /// The latest version.
+    public var to: Int
+    public var update: BatchUpdate
+    /// The new content of the batch's lists (a batch only).
+    public var values: BatchValues<Header, Item>?
+    /// The whole collection at `to` (a reload only).
+    public var data: FeedCollection<Header, Item>?
+}
+
+extension FeedChanges: Sendable where Header: Sendable, Item: Sendable {}
+
+extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
+    private enum Keys: String, CodingKey {
+        case feed, from, to, values, data
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let answer = try decoder.container(keyedBy: Keys.self)
+        feed = try answer.decode(String.self, forKey: .feed)
+        from = try answer.decode(Int.self, forKey: .from)
+        to = try answer.decode(Int.self, forKey: .to)
+        update = try BatchUpdate(from: decoder)
+        if case .reload = update {
+            data = try answer.decode(FeedCollection.self, forKey: .data)
+        } else {
+            values = try answer.decode(WireValues<Header, Item>.self, forKey: .values).values
+        }
+    }
+}
+
+/// The answer to `PUT /feeds/{id}`: the version stored and the batch from the one before.
+public struct FeedWriteResult: Decodable, Sendable {
+    public var feed: String
+    public var version: Int
+    /// Whether the write made a new version (not when the snapshot equals the latest).
+    public var changed: Bool
+    public var update: BatchUpdate
+
+    private enum Keys: String, CodingKey {
+        case feed, version, changed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let answer = try decoder.container(keyedBy: Keys.self)
+        feed = try answer.decode(String.self, forKey: .feed)
+        version = try answer.decode(Int.self, forKey: .version)
+        changed = try answer.decode(Bool.self, forKey: .changed)
+        update = try BatchUpdate(from: decoder)
+    }
+}
+
+/// An RFC 9457 problem document, as every error answer carries (docs/errors.md).
+public struct ProblemDocument: Decodable, Sendable, Hashable, Error, CustomStringConvertible {
+    /// `urn:batchdiff:<code>`.
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+    /// The stable snake_case code, e.g. `version_gone`.
+    public var code: String
+    /// On 410 `version_gone`, the feed's latest version.
+    public var latest: Int?
+
+    public var description: String { "\(status) \(code): \(detail)" }
+}
+
+/// `values` of a `changes` answer.
+private struct WireValues<Header, Item> {
+    var values: BatchValues<Header, Item>
+}
+
+extension WireValues: Decodable where Header: Decodable, Item: Decodable {
+    private enum Keys: String, CodingKey {
+        case rows, sections
+    }
+
+    private enum ListKeys: String, CodingKey {
+        case inserted, reloaded, updated
+    }
+
+    init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: Keys.self)
+        let rows = try values.nestedContainer(keyedBy: ListKeys.self, forKey: .rows)
+        self.values = BatchValues(
+            insertedRows: try rows.decodeIfPresent([Item].self, forKey: .inserted) ?? [],
+            reloadedRows: try rows.decodeIfPresent([Item].self, forKey: .reloaded) ?? []
+        )
+        guard values.contains(.sections) else { return }
+        let sections = try values.nestedContainer(keyedBy: ListKeys.self, forKey: .sections)
+        self.values.insertedSections = (try sections.decodeIfPresent([DecodedSection<Header, Item>].self, forKey: .inserted) ?? []).map(\.section)
+        self.values.updatedHeaders = (try sections.decodeIfPresent([SectionHeader<Header>].self, forKey: .updated) ?? []).map(\.header)
+    }
+}

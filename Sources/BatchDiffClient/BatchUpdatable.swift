@@ -1,0 +1,59 @@
+import BatchDiff
+
+/// A view that shows a collection and animates changes in batches: what a table or
+/// collection view offers (`performBatchUpdates`), in the terms of a batch. UIKit's views
+/// conform (UIKitBatchUpdatable.swift); tests use a double that keeps UIKit's rules.
+public protocol BatchUpdatable {
+    /// Rows per section the view shows now.
+    var displayedRowCounts: [Int] { get }
+    /// Runs `updates` as one animated batch: the data source changes inside it, and the
+    /// operations below are collected and animated together.
+    func batchUpdate(_ updates: () -> Void)
+    /// Deletes old sections (indexes in the collection before the batch).
+    func delete(sections: [Int])
+    /// Inserts new sections (indexes in the collection after the batch).
+    func insert(sections: [Int])
+    /// Moves a section from its old index to its new one.
+    func move(section: Int, to: Int)
+    /// Deletes old rows.
+    func delete(rows: [RowPath])
+    /// Inserts new rows.
+    func insert(rows: [RowPath])
+    /// Reloads old rows whose content changed.
+    func reload(rows: [RowPath])
+    /// Moves a row from its old index path to its new one.
+    func move(row: RowPath, to: RowPath)
+    /// Refreshes the headers of these sections (new indexes), after the batch. (A table
+    /// view, which cannot refresh a header alone, reloads them without animation.)
+    func refresh(headers: [Int])
+    /// Shows the data source's collection afresh, without animation.
+    func reloadAll()
+}
+
+extension BatchUpdate {
+    /// Shows this update on `view`; `updateData` makes the view's data source hold the new
+    /// collection, and is called exactly once.
+    ///
+    /// When the view does not show the counts the update starts from (its data drifted
+    /// from what the server diffed), or the update is a reload, the view reloads instead of
+    /// animating: UIKit would raise `NSInternalInconsistencyException` otherwise. Sections
+    /// whose headers changed are refreshed after the batch, never reloaded with their rows.
+    public func perform(on view: some BatchUpdatable, updateData: () -> Void) {
+        guard let batch = sectionedBatch, view.displayedRowCounts == oldCounts else {
+            updateData()
+            view.reloadAll()
+            return
+        }
+        view.batchUpdate {
+            updateData()
+            view.delete(sections: batch.sections.deleted)
+            view.insert(sections: batch.sections.inserted)
+            for move in batch.sections.moved { view.move(section: move.from, to: move.to) }
+            view.delete(rows: batch.rows.deleted)
+            view.insert(rows: batch.rows.inserted)
+            view.reload(rows: batch.rows.reloaded)
+            for move in batch.rows.moved { view.move(row: move.from, to: move.to) }
+        }
+        if !batch.sections.updated.isEmpty { view.refresh(headers: batch.sections.updated) }
+    }
+}

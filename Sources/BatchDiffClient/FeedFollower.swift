@@ -1,0 +1,199 @@
+import BatchDiff
+import Foundation
+
+/// Follows one feed: an `AsyncSequence` of its versions as they come, each with the whole
+/// collection and the update that leads to it from the one before.
+///
+/// It long polls `GET /feeds/{id}/changes`, applies each answer to the collection it holds
+/// (or takes the whole collection of a reload), and keeps going through what a network and
+/// a server do to a client:
+/// - a version no longer retained, or an answer that does not fit what it holds (410, a
+///   count that differs): it fetches the whole collection again (`since=0`), and that update
+///   is a reload;
+/// - a feed deleted (404): it waits for the feed to come back;
+/// - 503, 429, 5xx and network errors: it tries again after a growing delay, or after
+///   `Retry-After` when the server gives one.
+/// Other errors (a token refused, a bad feed id) end the sequence by throwing the
+/// ``ProblemDocument``. Cancelling the task that iterates ends it (`next()` returns `nil`).
+public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Sendable, Identity: Hashable>: AsyncSequence, Sendable {
+    public typealias Element = FeedUpdate<Header, Item>
+
+    private let configuration: FollowerConfiguration
+    private let start: (version: Int, collection: FeedCollection<Header, Item>)?
+    private let identity: @Sendable (Item) -> Identity
+
+    /// Follows feed `feed` of the server at `configuration.serverURL`, from nothing (version
+    /// 0: the first update holds the whole collection) or from `start`, a version and its
+    /// collection that the app kept. `identity` says what makes two items the same row.
+    public init(
+        _ configuration: FollowerConfiguration,
+        from start: (version: Int, collection: FeedCollection<Header, Item>)? = nil,
+        identity: @escaping @Sendable (Item) -> Identity
+    ) {
+        self.configuration = configuration
+        self.start = start
+        self.identity = identity
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(configuration: configuration, version: start?.version ?? 0, collection: start?.collection, identity: identity)
+    }
+
+    /// Reads the feed's updates one by one.
+    public struct Iterator: AsyncIteratorProtocol {
+        let configuration: FollowerConfiguration
+        /// The version held, and its collection (`nil` before the first answer).
+        var version: Int
+        var collection: FeedCollection<Header, Item>?
+        let identity: @Sendable (Item) -> Identity
+        var backoff = Backoff()
+
+        /// The next version of the feed; `nil` once the task is cancelled.
+        public mutating func next() async throws -> FeedUpdate<Header, Item>? {
+            while !Task.isCancelled {
+                let response: HTTPClientResponse
+                do {
+                    response = try await configuration.transport.send(configuration.changesRequest(since: version))
+                } catch {
+                    if Task.isCancelled { return nil }
+                    await pause(backoff.next())
+                    continue
+                }
+                switch response.status {
+                case 200:
+                    if let update = try await accept(response) { return update }
+                case 410:
+                    // Not retained, or a version of an earlier life of the feed: start again.
+                    version = 0
+                case 404, 429, 503, 500...:
+                    let retryAfter = response.header("retry-after").flatMap(Int.init).map { TimeInterval(Swift.min(Swift.max($0, 0), 300)) }
+                    await pause(retryAfter ?? backoff.next())
+                default:
+                    throw (try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body)))
+                        ?? TransportError("the server answered \(response.status)")
+                }
+            }
+            return nil
+        }
+
+        /// The update a `changes` answer makes, or `nil` when it holds none (a long poll
+        /// that timed out, an answer that did not fit and must be fetched again).
+        private mutating func accept(_ response: HTTPClientResponse) async throws -> FeedUpdate<Header, Item>? {
+            let changes: FeedChanges<Header, Item>
+            do {
+                changes = try JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body))
+            } catch {
+                throw TransportError("the server's answer is not a changes answer: \(error)")
+            }
+            guard changes.to != version || collection == nil else {
+                backoff.reset()
+                return nil
+            }
+            let held = version == 0 ? nil : collection
+            let next: FeedCollection<Header, Item>
+            do {
+                next = try changes.applied(to: held, identity: identity)
+            } catch {
+                // What the server diffed is not what this client holds: fetch it all again.
+                version = 0
+                await pause(backoff.next())
+                return nil
+            }
+            backoff.reset()
+            // An answer from nothing replaces what was shown: the view reloads.
+            let update = held == nil && collection != nil
+                ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts)
+                : changes.update
+            version = changes.to
+            collection = next
+            return FeedUpdate(version: version, collection: next, update: update)
+        }
+
+        /// Waits `seconds`; a cancelled task stops waiting (and the loop ends).
+        private func pause(_ seconds: TimeInterval) async {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        }
+    }
+}
+
+extension FeedFollower where Item: Identifiable, Identity == Item.ID {
+    /// A follower whose items are identified by their `id`.
+    public init(_ configuration: FollowerConfiguration, from start: (version: Int, collection: FeedCollection<Header, Item>)? = nil) {
+        self.init(configuration, from: start, identity: \.id)
+    }
+}
+
+/// One version of a followed feed.
+public struct FeedUpdate<Header, Item> {
+    /// The version.
+    public var version: Int
+    /// The whole collection at that version.
+    public var collection: FeedCollection<Header, Item>
+    /// What turns the collection shown before into this one: the batch to animate, or a
+    /// reload (the first update from nothing, a refetch, or more changes than `maxChanges`).
+    public var update: BatchUpdate
+}
+
+extension FeedUpdate: Sendable where Header: Sendable, Item: Sendable {}
+
+/// Where a follower reads and how: server, feed, token, transport, long-poll wait.
+public struct FollowerConfiguration: Sendable {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    public var serverURL: String
+    public var feed: String
+    /// Sent as `Authorization: Bearer <token>` when set.
+    public var token: String?
+    public var transport: any HTTPTransport
+    /// How long each long poll waits at the server (`wait=`), in whole seconds.
+    public var wait: Int
+    /// Asks the server for a reload instead of a batch of more than this many operations.
+    public var maxChanges: Int?
+
+    public init(
+        serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
+        wait: Int = 30, maxChanges: Int? = nil
+    ) {
+        self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
+        self.feed = feed
+        self.token = token
+        self.transport = transport
+        self.wait = wait
+        self.maxChanges = maxChanges
+    }
+
+    /// `GET …/changes?since=N&wait=S`; the request may take the wait and 15 s more.
+    func changesRequest(since version: Int) -> HTTPClientRequest {
+        var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
+        if let maxChanges { url += "&maxChanges=\(maxChanges)" }
+        var headers = [(name: "Accept", value: "application/json")]
+        if let token { headers.append((name: "Authorization", value: "Bearer \(token)")) }
+        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))
+    }
+}
+
+/// Delays between tries, in seconds: 0.25 doubling to 4, each with up to a quarter more at random.
+struct Backoff: Sendable {
+    private var tries = 0
+
+    mutating func next() -> TimeInterval {
+        defer { tries += 1 }
+        return 0.25 * Double(1 << min(tries, 4)) * Double.random(in: 1...1.25)
+    }
+
+    mutating func reset() { tries = 0 }
+}
+
+/// `name` with every byte but `A-Z a-z 0-9 . _ - ~` percent-encoded (a URL path segment).
+func percentEncoded(_ name: String) -> String {
+    var encoded = ""
+    for byte in name.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "~"):
+            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+            encoded += String(format: "%%%02X", byte)
+        }
+    }
+    return encoded
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import BatchDiffClient
+import Foundation
+
+/// `batchdiff follow FEED --url URL`: the client library's follower on the command line.
+struct FollowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "follow",
+        abstract: "Print a feed's whole collection as one JSON line per version, as versions come, until interrupted.",
+        discussion: """
+            Each line is {"version": V, "data": <the whole collection>}, written as soon as the \
+            version is known. The feed is long polled; a version no longer retained or a \
+            feed deleted and created again is fetched whole again, and restarts, 503s and \
+            network errors are waited out.
+            """
+    )
+
+    @Argument(help: "The feed's id.")
+    var feed: String
+
+    @Option(help: "The server's base URL, http:// only (BATCHDIFF_URL).")
+    var url = Environment.string("BATCHDIFF_URL", default: "http://127.0.0.1:8080")
+
+    @Option(help: "Bearer token for reads (BATCHDIFF_TOKEN).")
+    var token: String?
+
+    @Option(help: "Seconds each long poll waits at the server.")
+    var wait = 30
+
+    func validate() throws {
+        guard url.hasPrefix("http://") else { throw ValidationError("--url must be an http:// URL, not \(url)") }
+        guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+    }
+
+    func run() async throws {
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(
+                serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait
+            )
+        ) { $0.identity() }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            for try await update in follower {
+                var line = try encoder.encode(FollowLine(version: update.version, data: update.collection))
+                line.append(UInt8(ascii: "\n"))
+                FileHandle.standardOutput.write(line)
+            }
+        } catch {
+            throw CommandFailure("follow \(feed): \(error)")
+        }
+    }
+}
+
+/// One line of `follow`'s output.
+private struct FollowLine: Encodable {
+    var version: Int
+    var data: FeedCollection<JSON, JSON>
+}

@@ -1,0 +1,135 @@
+import BatchDiffClient
+import BatchDiffURLSession
+import Foundation
+import XCTest
+
+/// The client library against a real server: every `changes` answer of random versions
+/// applied, the follower through 503s and network errors, over both transports.
+final class ClientLibraryTests: ServerTestCase {
+    private typealias Collection = FeedCollection<JSON, JSON>
+
+    private func collection(_ text: String) throws -> Collection {
+        try JSONDecoder().decode(Collection.self, from: Data(text.utf8))
+    }
+
+    /// From every version (and from nothing), the answer applied to what a client holds is
+    /// the latest version, for lists and sections alike.
+    func testEveryAnswerOfRandomVersionsAppliesToTheLatest() throws {
+        let server = try startServer(["--max-versions", "64"])
+        let client = server.client
+        for sectioned in [false, true] {
+            let feed = sectioned ? "sections" : "list"
+            var generator = SnapshotGenerator(seed: sectioned ? 31 : 17)
+            var snapshot: Any = sectioned ? ["sections": []] as [String: Any] : [] as [Any]
+            var held: [(version: Int, collection: Collection)] = []
+            for _ in 0..<24 {
+                snapshot = sectioned ? generator.nextSectioned(after: snapshot as! [String: Any]) : generator.nextList(after: snapshot as! [Any])
+                let text = jsonText(snapshot)
+                let version = assertVersion(try client.put("/feeds/\(feed)", text))
+                let latest = try collection(text)
+                for (since, old) in [(0, nil)] + held.suffix(4).map({ ($0.version, Optional($0.collection)) }) {
+                    let response = try client.get("/feeds/\(feed)/changes?since=\(since)")
+                    XCTAssertEqual(response.status, 200)
+                    let changes = try JSONDecoder().decode(FeedChanges<JSON, JSON>.self, from: Data(response.body))
+                    XCTAssertEqual(changes.to, version)
+                    XCTAssertEqual(try changes.applied(to: old) { $0.identity() }, latest, "\(feed) from \(since) to \(version)")
+                }
+                held.append((version, latest))
+            }
+        }
+    }
+
+    /// A transport that answers 503 (with `Retry-After`), then fails, then passes requests on.
+    private final class FlakyTransport: HTTPTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var failuresLeft = 4
+        private(set) var requests = 0
+
+        func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+            let failure: Int = lock.withLock {
+                requests += 1
+                failuresLeft -= 1
+                return failuresLeft
+            }
+            switch failure {
+            case 3: return HTTPClientResponse(status: 503, headers: [("Retry-After", "0")], body: [])
+            case 2: throw TransportError("connection refused")
+            case 1: return HTTPClientResponse(status: 500, headers: [], body: [])
+            default: return try await SocketTransport().send(request)
+            }
+        }
+    }
+
+    func testTheFollowerRetriesThrough503sAndNetworkErrors() async throws {
+        let server = try startServer(["--read-token", "reader", "--write-token", "writer"])
+        let client = server.client
+        _ = assertVersion(try client.put("/feeds/f", "[1, 2]", headers: ["Authorization": "Bearer writer"]))
+        let transport = FlakyTransport()
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "f", token: "reader", transport: transport, wait: 5)
+        ) { $0.identity() }
+        var updates = follower.makeAsyncIterator()
+        let first = try await updates.next()
+        XCTAssertEqual(first?.collection, .list([1, 2]))
+        XCTAssertEqual(transport.requests, 4)
+        _ = assertVersion(try client.put("/feeds/f", "[2, 3]", headers: ["Authorization": "Bearer writer"]))
+        let second = try await updates.next()
+        XCTAssertEqual(second?.collection, .list([2, 3]))
+        XCTAssertEqual(second?.update.oldCounts, [2])
+    }
+
+    /// A token the server refuses ends the sequence with the problem.
+    func testARefusedTokenEndsTheFollower() async throws {
+        let server = try startServer(["--read-token", "reader"])
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "f", token: "wrong", transport: SocketTransport())
+        ) { $0.identity() }
+        do {
+            for try await _ in follower { XCTFail("no update with a refused token") }
+            XCTFail("the follower ended without an error")
+        } catch let problem as ProblemDocument {
+            XCTAssertEqual(problem.status, 403)
+        }
+    }
+
+    /// Apps use URLSession: the same follower over it, cancelled by its task.
+    func testTheFollowerOverURLSession() async throws {
+        let server = try startServer()
+        let client = server.client
+        _ = assertVersion(try client.put("/feeds/u", #"{"sections": [{"id": "a", "items": [{"id": 1}]}]}"#))
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "u", transport: URLSessionTransport(), wait: 5)
+        ) { $0.identity() }
+        let task = Task {
+            var seen: [Collection] = []
+            for try await update in follower {
+                seen.append(update.collection)
+                if seen.count == 2 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = assertVersion(try client.put("/feeds/u", #"{"sections": [{"id": "a", "items": [{"id": 1}, {"id": 2}]}]}"#))
+        let seen = try await task.value
+        XCTAssertEqual(seen.last, try collection(#"{"sections": [{"id": "a", "items": [{"id": 1}, {"id": 2}]}]}"#))
+        // Cancelling a follower parked in a long poll ends it promptly.
+        let parked = Task { for try await _ in follower {} }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = Date()
+        parked.cancel()
+        _ = try? await parked.value
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+    }
+
+    /// The `batchdiff` binary follows feeds with its own socket client: it never loads
+    /// Foundation's networking, nor libcurl behind it.
+    func testTheBinaryDoesNotLoadLibcurl() throws {
+        let server = try startServer()
+        // /proc files report no size: read them to their end.
+        let file = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/\(server.pid)/maps"))
+        let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(maps.contains("libFoundation"), "the maps name the libraries loaded")
+        XCTAssertFalse(maps.contains("libcurl"))
+        XCTAssertFalse(maps.contains("FoundationNetworking"))
+    }
+}
