@@ -19,6 +19,9 @@ public struct RowChanges<Index: Hashable & Comparable & Sendable>: Hashable, Sen
     /// Whether there is no row operation at all.
     public var isEmpty: Bool { deleted.isEmpty && inserted.isEmpty && reloaded.isEmpty && moved.isEmpty }
 
+    /// The number of operations: each index listed and each move counts one.
+    public var operationCount: Int { deleted.count + inserted.count + reloaded.count + moved.count }
+
     /// The same changes with every index mapped by `transform` (order is kept).
     @inlinable
     public func map<Other>(_ transform: (Index) -> Other) -> RowChanges<Other> {
@@ -48,6 +51,9 @@ public struct SectionChanges: Hashable, Sendable {
 
     /// Whether there is no section operation at all.
     public var isEmpty: Bool { deleted.isEmpty && inserted.isEmpty && updated.isEmpty && moved.isEmpty }
+
+    /// The number of operations: each index listed and each move counts one.
+    public var operationCount: Int { deleted.count + inserted.count + updated.count + moved.count }
 }
 
 /// Everything one `performBatchUpdates` call needs to turn a sectioned collection into another.
@@ -68,6 +74,9 @@ public struct SectionedBatch: Hashable, Sendable {
 
     /// Whether applying the batch changes nothing.
     public var isEmpty: Bool { sections.isEmpty && rows.isEmpty }
+
+    /// The number of operations, sections' and rows' (docs/batch-format.md §7, `maxChanges`).
+    public var operationCount: Int { sections.operationCount + rows.operationCount }
 }
 
 /// Everything one `performBatchUpdates` call needs to turn a flat list into another.

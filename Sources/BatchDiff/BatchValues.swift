@@ -40,6 +40,20 @@ extension SectionedBatch {
     }
 }
 
+extension SectionedBatch {
+    /// For each of `sections.updated` (new indexes), the index the section had in the old
+    /// collection.
+    public func oldIndexesOfUpdatedSections() throws -> [Int] {
+        let placement = try Placement(self)
+        return try sections.updated.map { newSection in
+            guard placement.sections.indices.contains(newSection), case .old(let oldSection) = placement.sections[newSection] else {
+                throw BatchError("sections.updated: \(newSection) is not a section that stays or moves")
+            }
+            return oldSection
+        }
+    }
+}
+
 extension ListBatch {
     /// The values this batch needs, taken from `new`, the list it leads to.
     public func values<Item>(from new: [Item]) throws -> BatchValues<ListHeader, Item> {

@@ -22,6 +22,9 @@ public struct FeedChanges<Header, Item> {
     /// The latest version.
     public var to: Int
     public var update: BatchUpdate
+    /// With `changedMembers=true`, the members that changed in each reloaded row and updated
+    /// section (a batch only).
+    public var changedMembers: ChangedMemberNames?
     /// The new content of the batch's lists (a batch only).
     public var values: BatchValues<Header, Item>?
     /// The whole collection at `to` (a reload only).
@@ -32,7 +35,11 @@ extension FeedChanges: Sendable where Header: Sendable, Item: Sendable {}
 
 extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
     private enum Keys: String, CodingKey {
-        case feed, from, to, values, data
+        case feed, from, to, values, data, rows, sections
+    }
+
+    private enum ListKeys: String, CodingKey {
+        case changedMembers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -45,8 +52,24 @@ extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
             data = try answer.decode(FeedCollection.self, forKey: .data)
         } else {
             values = try answer.decode(WireValues<Header, Item>.self, forKey: .values).values
+            let rows = try answer.nestedContainer(keyedBy: ListKeys.self, forKey: .rows)
+            if let names = try rows.decodeIfPresent([[String]?].self, forKey: .changedMembers) {
+                let sections = try? answer.nestedContainer(keyedBy: ListKeys.self, forKey: .sections)
+                changedMembers = ChangedMemberNames(
+                    rows: names, sections: try sections?.decodeIfPresent([[String]?].self, forKey: .changedMembers) ?? []
+                )
+            }
         }
     }
+}
+
+/// The members that changed (docs/batch-format.md §7): a client rebinds only those fields.
+public struct ChangedMemberNames: Hashable, Sendable {
+    /// Aligned with `rows.reloaded`: the names of the members whose values changed, or `nil`
+    /// when the old or the new item is not an object (rebind it all).
+    public var rows: [[String]?]
+    /// Aligned with `sections.updated`, likewise for section headers.
+    public var sections: [[String]?]
 }
 
 /// The answer to `PUT /feeds/{id}`: the version stored and the batch from the one before.

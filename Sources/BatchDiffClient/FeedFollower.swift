@@ -106,7 +106,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 : changes.update
             version = changes.to
             collection = next
-            return FeedUpdate(version: version, collection: next, update: update)
+            return FeedUpdate(version: version, collection: next, update: update, changedMembers: update == changes.update ? changes.changedMembers : nil)
         }
 
         /// Waits `seconds`; a cancelled task stops waiting (and the loop ends).
@@ -132,6 +132,9 @@ public struct FeedUpdate<Header, Item> {
     /// What turns the collection shown before into this one: the batch to animate, or a
     /// reload (the first update from nothing, a refetch, or more changes than `maxChanges`).
     public var update: BatchUpdate
+    /// With ``FollowerConfiguration/changedMembers``, the members that changed in each row
+    /// the batch reloads (and section header it updates).
+    public var changedMembers: ChangedMemberNames?
 }
 
 extension FeedUpdate: Sendable where Header: Sendable, Item: Sendable {}
@@ -148,10 +151,12 @@ public struct FollowerConfiguration: Sendable {
     public var wait: Int
     /// Asks the server for a reload instead of a batch of more than this many operations.
     public var maxChanges: Int?
+    /// Asks the server for the members that changed in each reloaded row.
+    public var changedMembers: Bool
 
     public init(
         serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil
+        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
         self.feed = feed
@@ -159,12 +164,14 @@ public struct FollowerConfiguration: Sendable {
         self.transport = transport
         self.wait = wait
         self.maxChanges = maxChanges
+        self.changedMembers = changedMembers
     }
 
     /// `GET …/changes?since=N&wait=S`; the request may take the wait and 15 s more.
     func changesRequest(since version: Int) -> HTTPClientRequest {
         var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
+        if changedMembers { url += "&changedMembers=true" }
         var headers = [(name: "Accept", value: "application/json")]
         if let token { headers.append((name: "Authorization", value: "Bearer \(token)")) }
         return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))

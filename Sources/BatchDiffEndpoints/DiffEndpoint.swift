@@ -3,7 +3,8 @@ import BatchDiffJSON
 import HTTPServer
 
 extension BatchDiffService {
-    /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true}}`.
+    /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true,
+    /// "changedMembers": false, "maxChanges": N}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         // `old` and `new` are read as the body is parsed, with the default identity member;
         // a body whose options name another is read again with it (the first reading let go).
@@ -13,7 +14,7 @@ extension BatchDiffService {
             (body.old, body.new) = (.list([]), .list([]))
             body = try Self.readBody(request, idKey: idKey)
         }
-        return try Self.batchAnswer(body.old, body.new, body.options)
+        return try Self.batchAnswer(body, text: request.body)
     }
 
     /// What a `POST /diff` body asks for, its collections read with the identity member
@@ -23,6 +24,7 @@ extension BatchDiffService {
         var new: JSONCollection
         var idKey: String
         var options: DiffOptions
+        var answer: AnswerOptions
     }
 
     private static func readBody(_ request: HTTPRequest, idKey readWith: String) throws(Problem) -> DiffBody {
@@ -41,49 +43,65 @@ extension BatchDiffService {
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }
-        let (idKey, diffOptions) = try Self.options(options)
+        let (idKey, diffOptions, answerOptions) = try Self.options(options)
         do {
             return DiffBody(
                 old: try old.collection(idKey: readWith, path: "old"), new: try new.collection(idKey: readWith, path: "new"),
-                idKey: idKey, options: diffOptions
+                idKey: idKey, options: diffOptions, answer: answerOptions
             )
         } catch {
             throw Problem.wrongShape(error)
         }
     }
 
-    /// The answer: the batch from `old` to `new`.
-    private static func batchAnswer(_ old: JSONCollection, _ new: JSONCollection, _ options: DiffOptions) throws(Problem) -> HTTPResponse {
+    /// The answer: the batch from `old` to `new` as the options ask for it; `text` is the
+    /// body both were read from (the changed members are read from it).
+    private static func batchAnswer(_ body: DiffBody, text: [UInt8]) throws(Problem) -> HTTPResponse {
+        let batch: JSONBatch
         do {
-            let batch = try JSONBatch(from: old, to: new, options: options)
-            var output = JSONOutput(capacity: 4096)
-            output.batch(batch)
-            return .json(200, output.bytes)
+            batch = try JSONBatch(from: body.old, to: body.new, options: body.options)
         } catch {
             throw Problem.wrongShape(error)
         }
+        var changed: ChangedMembers?
+        if body.answer.changedMembers && !body.answer.reloads(batch) {
+            do {
+                changed = try ChangedMembers(of: batch, old: body.old, oldText: text, new: body.new, newText: text)
+            } catch {
+                throw Problem.internalError("the changed members of a batch: \(error)")
+            }
+        }
+        var output = JSONOutput(capacity: 4096)
+        output.batch(batch, options: body.answer, changedMembers: changed)
+        return .json(200, output.bytes)
     }
 
-    /// Reads `options`: `idKey` (a non-empty string) and `moves` (a Boolean).
-    private static func options(_ value: JSONValue?) throws(Problem) -> (idKey: String, options: DiffOptions) {
+    /// Reads `options`: `idKey` (a non-empty string), `moves` (a Boolean), and the answer
+    /// options `changedMembers` and `maxChanges`. Anything else is a 400 naming the member.
+    private static func options(_ value: JSONValue?) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions) {
         var idKey = "id"
         var options = DiffOptions()
-        guard let value else { return (idKey, options) }
-        guard value.isObject else { throw Problem.wrongShape("options: expected an object, found \(value.kindName)") }
+        var answer = AnswerOptions()
+        guard let value else { return (idKey, options, answer) }
+        guard value.isObject else { throw Problem.invalidOption("options: expected an object, found \(value.kindName)") }
         for (key, member) in value.members {
             switch key.string {
             case "idKey":
                 guard let text = member.string, !text.isEmpty else {
-                    throw Problem.wrongShape("options.idKey: expected a non-empty string, found \(member.kindName)")
+                    throw Problem.invalidOption("options.idKey: expected a non-empty string, found \(member.kindName)")
                 }
                 idKey = text
             case "moves":
-                guard let moves = member.bool else { throw Problem.wrongShape("options.moves: expected true or false, found \(member.kindName)") }
+                guard let moves = member.bool else { throw Problem.invalidOption("options.moves: expected true or false, found \(member.kindName)") }
                 options.allowsMoves = moves
+            case let name? where try answer.read(name, member):
+                continue
             default:
-                throw Problem.wrongShape("options: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected idKey, moves")
+                throw Problem.invalidOption(
+                    "options: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected idKey, moves, changedMembers, maxChanges"
+                )
             }
         }
-        return (idKey, options)
+        return (idKey, options, answer)
     }
 }

@@ -45,6 +45,10 @@ extension Problem {
         Problem(status: 400, code: "invalid_query", title: "Invalid query parameter", detail: detail)
     }
 
+    static func invalidOption(_ detail: String) -> Problem {
+        Problem(status: 400, code: "invalid_option", title: "Invalid option", detail: detail)
+    }
+
     static func wrongShape(_ error: CollectionShapeError) -> Problem {
         Problem(status: 422, code: "invalid_shape", title: "JSON of the wrong shape", detail: error.description)
     }

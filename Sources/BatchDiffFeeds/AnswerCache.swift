@@ -1,3 +1,4 @@
+import BatchDiffJSON
 import Synchronization
 
 /// Answers of `changes?since=` kept for reuse: per feed, for its latest version only, and
@@ -6,11 +7,12 @@ import Synchronization
 /// not kept). Answers being computed are shared too, so a question many clients ask
 /// at once costs one diff (docs/feeds.md §9).
 final class AnswerCache: Sendable {
-    /// A question: the answer from `since` to `latest` of one feed.
+    /// A question: the answer from `since` to `latest` of one feed, as `options` ask for it.
     struct Question: Hashable {
         var feed: FeedID
         var since: Int
         var latest: Int
+        var options = AnswerOptions()
     }
 
     /// Bytes of answers kept per feed; past it that feed's answers are dropped.
@@ -18,7 +20,7 @@ final class AnswerCache: Sendable {
 
     private struct Kept {
         var latest: Int
-        var answers: [Int: [UInt8]] = [:]
+        var answers: [Question: [UInt8]] = [:]
         var bytes = 0
     }
 
@@ -50,7 +52,7 @@ final class AnswerCache: Sendable {
             case computing(Task<[UInt8], any Error>, mine: Bool)
         }
         let found = state.withLock { state -> Found in
-            if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question.since] {
+            if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question] {
                 return .kept(answer)
             }
             if let task = state.computing[question] { return .computing(task, mine: false) }
@@ -87,8 +89,8 @@ final class AnswerCache: Sendable {
         guard kept.latest <= question.latest else { return }  // a newer version is here already
         if kept.latest < question.latest || kept.bytes + answer.capacity > Self.perFeedLimit { kept = Kept(latest: question.latest) }
         state.remove(question.feed)
-        kept.bytes += answer.capacity - (kept.answers[question.since]?.capacity ?? 0)  // as allocated
-        kept.answers[question.since] = answer
+        kept.bytes += answer.capacity - (kept.answers[question]?.capacity ?? 0)  // as allocated
+        kept.answers[question] = answer
         let room = room()
         if state.bytes + kept.bytes > room {
             state.kept = [:]

@@ -3,8 +3,12 @@ import BatchDiffJSON
 
 /// The JSON answers of feed routes, written in one place.
 enum FeedAnswers {
-    /// The answer to a `PUT`: `{"feed","version","changed", ...batch}`.
-    static func write(feed: String, version: Int, changed: Bool, batch: JSONBatch) -> [UInt8] {
+    /// The answer to a `PUT`: `{"feed","version","changed", ...batch}`, the batch as
+    /// `options` ask for it (docs/batch-format.md §7).
+    static func write(
+        feed: String, version: Int, changed: Bool, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
+        changedMembers: ChangedMembers? = nil
+    ) -> [UInt8] {
         var output = JSONOutput()
         output.object { output in
             output.key("feed")
@@ -13,7 +17,7 @@ enum FeedAnswers {
             output.integer(version)
             output.key("changed")
             output.bool(changed)
-            output.batchMembers(batch)
+            output.batchMembers(batch, options: options, changedMembers: changedMembers)
         }
         return output.bytes
     }
@@ -56,8 +60,28 @@ enum FeedAnswers {
 
     /// The answer to `changes?since=`: `{"feed","from","to", ...batch, "values"}`, where
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
-    /// version `from`, aligned one-to-one with the batch's index lists.
-    static func changes(feed: String, from: Int, latest: Snapshot, batch: JSONBatch) throws(FeedError) -> [UInt8] {
+    /// version `from`, aligned one-to-one with the batch's index lists. A batch past the
+    /// client's `maxChanges` is `{"feed","from","to","reload":true,"counts","data"}`, `data`
+    /// the whole latest collection.
+    static func changes(
+        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
+        changedMembers: ChangedMembers? = nil
+    ) throws(FeedError) -> [UInt8] {
+        if options.reloads(batch) {
+            var output = JSONOutput(capacity: latest.bytes.count + 256)
+            output.object { output in
+                output.key("feed")
+                output.string(feed)
+                output.key("from")
+                output.integer(from)
+                output.key("to")
+                output.integer(latest.version)
+                output.reloadMembers(batch)
+                output.key("data")
+                output.value(text: latest.bytes)
+            }
+            return output.bytes
+        }
         var output = JSONOutput(capacity: 1024)
         do {
             try output.object { output in
@@ -67,7 +91,7 @@ enum FeedAnswers {
                 output.integer(from)
                 output.key("to")
                 output.integer(latest.version)
-                output.batchMembers(batch)
+                output.batchMembers(batch, changedMembers: changedMembers)
                 output.key("values")
                 try output.object { output in try values(of: batch, from: latest, into: &output) }
             }

@@ -18,6 +18,10 @@ public protocol FeedStore: Sendable {
     /// not retained (or the feed is gone).
     func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection?
 
+    /// Version `version` of feed `id` whole, its JSON text included (the changed members of
+    /// an item are read from it), or `nil` when that version is not retained.
+    func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot?
+
     /// Stores `snapshot` as the next version of feed `id` when the feed's latest version is
     /// still `previous` (the snapshot is numbered `previous + 1`); `previous` nil creates the
     /// feed, with the identity member `idKey` and the snapshot's number as its first
@@ -49,6 +53,11 @@ public protocol FeedStore: Sendable {
 }
 
 extension FeedStore {
+    /// A store that keeps every retained version's text reads it again.
+    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+        try await snapshot(at: version, of: id)?.collection
+    }
+
     /// A store inside this process (memory, a file of its own) is there while it runs.
     public var isAvailable: Bool { true }
 }

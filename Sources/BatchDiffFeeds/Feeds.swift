@@ -48,9 +48,9 @@ public final class Feeds: Sendable {
     /// creates the feed (with the identity member `idKey`, default `id`) when it is new, its
     /// first version starting a new series (``VersionSeries``). Writes to one feed take
     /// turns in the order they call (``WriteTurns``); the text is read in the write's turn,
-    /// on a worker.
+    /// on a worker. The answer's batch is as `options` ask for it.
     public func write(
-        _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition
+        _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> FeedWrite {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
             // Read with the identity member the write names, else the feed's: read again only
@@ -58,14 +58,15 @@ public final class Feeds: Sendable {
             let storedIdKey = requested == nil ? try await store.latest(of: id)?.idKey : nil
             let readWith = requested ?? storedIdKey ?? "id"
             let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith) }
-            return try await write((document, readWith), to: id, idKey: requested, condition: condition)
+            return try await write((document, readWith), to: id, idKey: requested, condition: condition, options: options)
         }
     }
 
     /// ``write(_:to:idKey:condition:)`` of a text read: a store shared with other processes
     /// may still move on meanwhile, and the write then tries again from the new latest.
     private func write(
-        _ read: (document: JSONDocument, idKey: String), to id: FeedID, idKey requested: String?, condition: WriteCondition
+        _ read: (document: JSONDocument, idKey: String), to id: FeedID, idKey requested: String?, condition: WriteCondition,
+        options: AnswerOptions
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?
         while true {
@@ -87,14 +88,19 @@ public final class Feeds: Sendable {
                 let latest = stored.snapshot.version
                 guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
                 if stored.snapshot.fingerprint == snapshot.fingerprint {
-                    let body = FeedAnswers.write(feed: id.name, version: latest, changed: false, batch: .unchanged(stored.snapshot.collection))
+                    let unchanged = JSONBatch.unchanged(stored.snapshot.collection)
+                    let same = (stored.snapshot.collection, stored.snapshot.bytes)
+                    let body = FeedAnswers.write(
+                        feed: id.name, version: latest, changed: false, batch: unchanged, options: options,
+                        changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
+                    )
                     return FeedWrite(version: latest, changed: false, body: body)
                 }
             }
             let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
             // A new feed's base is the empty collection, version 0, where its clients start.
             let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
-            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id) }
+            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
             // Room for the new version is made by dropping the answers kept first.
             if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
             guard try await store.append(next, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
@@ -104,15 +110,31 @@ public final class Feeds: Sendable {
         }
     }
 
-    /// The answer to the write of `latest` (numbered) over `base`, and the answer for
-    /// clients at `base` (who ask next).
-    private static func answers(writing latest: Snapshot, over base: Snapshot, to id: FeedID) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
+    /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
+    /// it, and the answer for clients at `base` (who ask next, most without options).
+    private static func answers(
+        writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions
+    ) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
         let batch = try batch(from: base.collection, to: latest.collection)
         let changes = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
-        return (FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch), changes)
+        let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
+        return (FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed), changes)
+    }
+
+    /// The changed members of `batch` from `old` (a collection and the text it was read
+    /// from) to `new`, when `options` ask for them and the batch is not answered as a reload.
+    private static func changedMembers(
+        of batch: JSONBatch, from old: (collection: JSONCollection, text: [UInt8]), to new: Snapshot, options: AnswerOptions
+    ) throws(FeedError) -> ChangedMembers? {
+        guard options.changedMembers, !options.reloads(batch) else { return nil }
+        do {
+            return try ChangedMembers(of: batch, old: old.collection, oldText: old.text, new: new.collection, newText: new.bytes)
+        } catch {
+            throw .internalFailure("the changed members of a batch: \(error)")
+        }
     }
 
     private static func batch(from old: JSONCollection, to new: JSONCollection) throws(FeedError) -> JSONBatch {
@@ -129,9 +151,10 @@ public final class Feeds: Sendable {
         return FeedDocument(feed: id, snapshot: stored.snapshot)
     }
 
-    /// The batch from version `since` of feed `id` to its latest, with the values. A client
-    /// at the latest waits up to `wait` for the next version (a long poll).
-    public func changes(of id: FeedID, since: Int, wait: Duration) async throws(FeedError) -> [UInt8] {
+    /// The batch from version `since` of feed `id` to its latest, with the values, as
+    /// `options` ask for it. A client at the latest waits up to `wait` for the next version
+    /// (a long poll).
+    public func changes(of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()) async throws(FeedError) -> [UInt8] {
         let wake = wait > .zero ? longPolls.register(on: id) : nil
         defer { if let wake { longPolls.unregister(wake, from: id) } }
         guard var found = try await store.latest(of: id)?.snapshot else { throw .notFound(id) }
@@ -143,21 +166,15 @@ public final class Feeds: Sendable {
         let latest = found
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let question = AnswerCache.Question(feed: id, since: since, latest: latest.version)
+        let question = AnswerCache.Question(feed: id, since: since, latest: latest.version, options: options)
         let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> [UInt8] in
-            let old: JSONCollection
-            if since == 0 {
-                old = Snapshot(emptyLike: latest.collection).collection
-            } else if since == latest.version {
-                old = latest.collection
-            } else {
-                guard let retained = try await store.collection(at: since, of: id) else {
-                    throw .versionGone(id, since: since, latest: latest.version)
-                }
-                old = retained
-            }
+            let old = try await Self.version(since, of: id, latest: latest, withText: options.changedMembers, in: store)
             return try await Workers.run { () throws(FeedError) in
-                try FeedAnswers.changes(feed: id.name, from: since, latest: latest, batch: Self.batch(from: old, to: latest.collection))
+                let batch = try Self.batch(from: old.collection, to: latest.collection)
+                return try FeedAnswers.changes(
+                    feed: id.name, from: since, latest: latest, batch: batch, options: options,
+                    changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: options)
+                )
             }
         }
         if wasReused {
@@ -166,6 +183,21 @@ public final class Feeds: Sendable {
             metrics.answersComputed.increment()
         }
         return answer
+    }
+
+    /// Version `since` of feed `id`, whose latest is `latest`: its collection, and its text
+    /// when `withText` (else empty). Version 0 is the empty collection.
+    private static func version(
+        _ since: Int, of id: FeedID, latest: Snapshot, withText: Bool, in store: any FeedStore
+    ) async throws(FeedError) -> (collection: JSONCollection, text: [UInt8]) {
+        if since == 0 { return (Snapshot(emptyLike: latest.collection).collection, []) }
+        if since == latest.version { return (latest.collection, latest.bytes) }
+        if withText {
+            guard let retained = try await store.snapshot(at: since, of: id) else { throw .versionGone(id, since: since, latest: latest.version) }
+            return (retained.collection, retained.bytes)
+        }
+        guard let retained = try await store.collection(at: since, of: id) else { throw .versionGone(id, since: since, latest: latest.version) }
+        return (retained, [])
     }
 
     /// Removes feed `id`; its parked long polls learn it (``FeedError/notFound(_:)``).

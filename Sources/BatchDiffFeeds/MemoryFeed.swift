@@ -15,7 +15,8 @@ final class MemoryFeed: Sendable {
         var latest: Snapshot
         /// Every retained version, oldest first, as fingerprints; the last is the latest.
         var versions: [StoredVersion] = []
-        /// The bytes of `versions`, kept as they change.
+        /// The bytes of `versions`, kept as they change: their fingerprints, and the texts of
+        /// all but the latest (whose text is the latest snapshot's).
         var versionBytes = 0
         var pool = RowPrintPool()
         /// The pool's size after its last compaction; trimming compacts it when it doubles.
@@ -33,7 +34,7 @@ final class MemoryFeed: Sendable {
 
         mutating func removeOldest() {
             let oldest = versions.removeFirst()
-            versionBytes -= oldest.byteEstimate
+            versionBytes -= oldest.byteEstimate + oldest.text.capacity
         }
 
         mutating func compactPool() {
@@ -49,7 +50,7 @@ final class MemoryFeed: Sendable {
         self.floors = floors
         state = Mutex(State(latest: first))
         mutate { state in
-            state.versions.append(StoredVersion(number: first.version, sequence: sequence, collection: first.collection, pool: &state.pool))
+            state.versions.append(StoredVersion(first, sequence: sequence, pool: &state.pool))
             state.versionBytes = state.versions[0].byteEstimate
         }
     }
@@ -63,9 +64,10 @@ final class MemoryFeed: Sendable {
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = snapshot
-            let version = StoredVersion(number: snapshot.version, sequence: sequence, collection: snapshot.collection, pool: &state.pool)
+            let version = StoredVersion(snapshot, sequence: sequence, pool: &state.pool)
+            // The version before is no longer the latest: its text is now its own to count.
+            state.versionBytes += version.byteEstimate + (state.versions.last?.text.capacity ?? 0)
             state.versions.append(version)
-            state.versionBytes += version.byteEstimate
             return true
         }
     }
@@ -78,6 +80,19 @@ final class MemoryFeed: Sendable {
             return state.versions.first { $0.number == number }.map { ($0, state.pool) }
         }
         return found.map { $0.0.collection($0.1) }
+    }
+
+    /// Version `number` whole, if retained: the latest as it is, an older one read again
+    /// from its text (its collection then has spans into that text).
+    func snapshot(at number: Int) throws(FeedError) -> Snapshot? {
+        let found = state.withLock { state -> (latest: Snapshot?, text: [UInt8]?) in
+            guard !state.deleted else { return (nil, nil) }
+            if state.latest.version == number { return (state.latest, nil) }
+            return (nil, state.versions.first { $0.number == number }?.text)
+        }
+        if let latest = found.latest { return latest }
+        guard let text = found.text else { return nil }
+        return try Snapshot(text: text, idKey: idKey).numbered(number)
     }
 
     /// Marks the feed deleted; its bytes leave the store's total.

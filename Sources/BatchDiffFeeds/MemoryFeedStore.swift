@@ -37,6 +37,12 @@ public final class MemoryFeedStore: FeedStore {
         feed(id)?.collection(at: version)
     }
 
+    /// An older version is read again from its text on a worker.
+    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
+        guard let feed = feed(id) else { return nil }
+        return try await Workers.run { () throws(FeedError) in try feed.snapshot(at: version) }
+    }
+
     /// Interning a version's rows and evicting are CPU work: done on a worker, off the
     /// caller's (cooperative) thread.
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {

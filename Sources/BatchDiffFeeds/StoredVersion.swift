@@ -1,8 +1,11 @@
 import BatchDiff
 import BatchDiffJSON
 
-/// A version of a feed as kept once it is no longer the latest: only fingerprints, which
-/// are all a diff needs (the values a client gets come from the latest snapshot).
+/// A version of a feed as kept once it is no longer the latest: its rows' fingerprints,
+/// which are all a diff needs (the values a client gets come from the latest snapshot), and
+/// its JSON text, read again only for what the fingerprints cannot say (the members of an
+/// item that changed, docs/batch-format.md §7). The text is the snapshot's own buffer,
+/// shared with it while the version is the latest.
 struct StoredVersion: Sendable {
     let number: Int
     /// A store-wide sequence number: smaller is older, across feeds.
@@ -12,11 +15,13 @@ struct StoredVersion: Sendable {
     let rowCounts: [Int]
     /// Pool indexes of every row, sections one after the other.
     var rows: [UInt32]
+    let text: [UInt8]
 
-    init(number: Int, sequence: Int, collection: JSONCollection, pool: inout RowPrintPool) {
-        self.number = number
+    init(_ snapshot: Snapshot, sequence: Int, pool: inout RowPrintPool) {
+        number = snapshot.version
         self.sequence = sequence
-        switch collection {
+        text = snapshot.bytes
+        switch snapshot.collection {
         case .list(let items):
             headers = nil
             rowCounts = [items.count]
@@ -28,6 +33,7 @@ struct StoredVersion: Sendable {
         }
     }
 
+    /// Bytes held but for the text (counted once the version is no longer the latest).
     var byteEstimate: Int { Self.byteEstimate(rows: rows.count, sections: headers?.count) }
 
     /// The bytes a stored version of `rows` rows in `sections` sections (`nil`: a list) holds.

@@ -3,19 +3,14 @@ import BatchDiff
 /// Writing batches in their JSON format (docs/batch-format.md §2).
 extension JSONOutput {
     /// Appends the members of `batch` to the object being written:
-    /// `"sections":…` (sectioned batches only), `"rows":…`, `"counts":…`.
-    public mutating func batchMembers(_ batch: JSONBatch) {
+    /// `"sections":…` (sectioned batches only), `"rows":…`, `"counts":…`; with
+    /// `changedMembers`, `rows` and `sections` end with theirs (docs/batch-format.md §7).
+    public mutating func batchMembers(_ batch: JSONBatch, changedMembers: ChangedMembers? = nil) {
         switch batch {
         case .list(let batch):
             key("rows")
-            rowChanges(batch.rows) { $0.integer($1) }
-            key("counts")
-            object { output in
-                output.key("old")
-                output.integer(batch.oldCount)
-                output.key("new")
-                output.integer(batch.newCount)
-            }
+            rowChanges(batch.rows, changedMembers: changedMembers?.rows) { $0.integer($1) }
+            counts(of: .list(batch))
         case .sectioned(let batch):
             key("sections")
             object { output in
@@ -27,11 +22,33 @@ extension JSONOutput {
                 output.array(batch.sections.updated) { $0.integer($1) }
                 output.key("moved")
                 output.array(batch.sections.moved) { $0.move($1) { $0.integer($1) } }
+                if let changed = changedMembers?.sections { output.changedMembers(changed) }
             }
             key("rows")
-            rowChanges(batch.rows) { $0.indexPath($1) }
-            key("counts")
-            object { output in
+            rowChanges(batch.rows, changedMembers: changedMembers?.rows) { $0.indexPath($1) }
+            counts(of: .sectioned(batch))
+        }
+    }
+
+    /// Appends `"reload":true` and the `counts` of `batch`: the answer of a batch past a
+    /// client's `maxChanges` (docs/batch-format.md §7).
+    public mutating func reloadMembers(_ batch: JSONBatch) {
+        key("reload")
+        bool(true)
+        counts(of: batch)
+    }
+
+    /// Appends `"counts":…`: two integers for a list, two arrays for sections.
+    private mutating func counts(of batch: JSONBatch) {
+        key("counts")
+        object { output in
+            switch batch {
+            case .list(let batch):
+                output.key("old")
+                output.integer(batch.oldCount)
+                output.key("new")
+                output.integer(batch.newCount)
+            case .sectioned(let batch):
                 output.key("old")
                 output.array(batch.oldCounts) { $0.integer($1) }
                 output.key("new")
@@ -40,12 +57,35 @@ extension JSONOutput {
         }
     }
 
-    /// Appends `batch` as a whole JSON object.
-    public mutating func batch(_ batch: JSONBatch) {
-        object { $0.batchMembers(batch) }
+    /// Appends `"changedMembers":[…]`, each entry an array of names or `null`.
+    private mutating func changedMembers(_ entries: [[String]?]) {
+        key("changedMembers")
+        array(entries) { output, names in
+            if let names {
+                output.array(names) { $0.string($1) }
+            } else {
+                output.null()
+            }
+        }
     }
 
-    private mutating func rowChanges<Index>(_ rows: RowChanges<Index>, _ write: (inout JSONOutput, Index) -> Void) {
+    /// Appends `batch` as a whole JSON object, as `options` ask for it (a reload past
+    /// `maxChanges`; the changed members when given).
+    public mutating func batch(_ batch: JSONBatch, options: AnswerOptions = AnswerOptions(), changedMembers: ChangedMembers? = nil) {
+        object { $0.batchMembers(batch, options: options, changedMembers: changedMembers) }
+    }
+
+    /// Appends the members of `batch` as `options` ask for it: ``reloadMembers(_:)`` past
+    /// `maxChanges`, else ``batchMembers(_:changedMembers:)``.
+    public mutating func batchMembers(_ batch: JSONBatch, options: AnswerOptions, changedMembers: ChangedMembers?) {
+        if options.reloads(batch) {
+            reloadMembers(batch)
+        } else {
+            batchMembers(batch, changedMembers: changedMembers)
+        }
+    }
+
+    private mutating func rowChanges<Index>(_ rows: RowChanges<Index>, changedMembers: [[String]?]?, _ write: (inout JSONOutput, Index) -> Void) {
         object { output in
             output.key("deleted")
             output.array(rows.deleted, write)
@@ -55,6 +95,7 @@ extension JSONOutput {
             output.array(rows.reloaded, write)
             output.key("moved")
             output.array(rows.moved) { $0.move($1, write) }
+            if let changedMembers { output.changedMembers(changedMembers) }
         }
     }
 

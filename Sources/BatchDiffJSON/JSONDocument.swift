@@ -119,6 +119,13 @@ public struct JSONValue: Sendable {
         return try? JSONParser.decodeString(document.bytes, span: span)
     }
 
+    /// The value as an integer, if it is a number written as one (no fraction, no exponent)
+    /// that fits in an `Int`.
+    public var integer: Int? {
+        guard kind == .number else { return nil }
+        return Int(String(decoding: text, as: UTF8.self))
+    }
+
     /// The value as a Boolean, if it is one.
     public var bool: Bool? {
         switch kind {

@@ -94,6 +94,13 @@ public struct JSONOutput: Sendable {
         followsSibling = true
     }
 
+    /// Appends `null`.
+    public mutating func null() {
+        separate()
+        append("null")
+        followsSibling = true
+    }
+
     /// Appends `text` as a JSON string, escaping what must be escaped.
     public mutating func string(_ text: String) {
         separate()

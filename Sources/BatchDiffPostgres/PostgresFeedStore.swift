@@ -71,7 +71,7 @@ public final class PostgresFeedStore: FeedStore {
         return found
     }
 
-    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
             try connection.query("""
                 SELECT f.id_key, v.body FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id
@@ -80,7 +80,7 @@ public final class PostgresFeedStore: FeedStore {
         }
         guard !rows.isEmpty else { return nil }
         let (idKey, body) = (rows.text(0, 0), rows.bytes(0, 1))
-        return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).collection }
+        return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).numbered(version) }
     }
 
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {

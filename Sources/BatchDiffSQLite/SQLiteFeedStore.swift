@@ -83,7 +83,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return found
     }
 
-    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         let row = try await run { connection throws(FeedError) -> (idKey: String, body: [UInt8])? in
             try Self.sql { () throws(SQLiteError) -> (idKey: String, body: [UInt8])? in
                 let select = try connection.prepare("""
@@ -95,7 +95,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             }
         }
         guard let row else { return nil }
-        return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).collection }
+        return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).numbered(version) }
     }
 
     public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {

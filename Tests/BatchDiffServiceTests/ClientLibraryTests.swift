@@ -1,3 +1,4 @@
+import BatchDiff
 import BatchDiffClient
 import BatchDiffURLSession
 import Foundation
@@ -76,6 +77,33 @@ final class ClientLibraryTests: ServerTestCase {
         let second = try await updates.next()
         XCTAssertEqual(second?.collection, .list([2, 3]))
         XCTAssertEqual(second?.update.oldCounts, [2])
+    }
+
+    /// `maxChanges` and `changedMembers`: a reload with the whole collection past the limit,
+    /// the changed members with a batch.
+    func testTheFollowerHonoursMaxChangesAndChangedMembers() async throws {
+        let server = try startServer()
+        let client = server.client
+        _ = assertVersion(try client.put("/feeds/m", #"[{"id": 1, "a": 1}, {"id": 2, "a": 1}]"#))
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(
+                serverURL: "http://127.0.0.1:\(server.port)", feed: "m", transport: SocketTransport(), wait: 5,
+                maxChanges: 1, changedMembers: true
+            )
+        ) { $0.identity() }
+        var updates = follower.makeAsyncIterator()
+        let first = try await updates.next()
+        XCTAssertEqual(first?.update, .reload(oldCounts: [0], newCounts: [2]), "two inserts are past maxChanges 1")
+        XCTAssertEqual(first?.collection, try collection(#"[{"id": 1, "a": 1}, {"id": 2, "a": 1}]"#))
+        _ = assertVersion(try client.put("/feeds/m", #"[{"id": 1, "a": 2, "b": 0}, {"id": 2, "a": 1}]"#))
+        let second = try await updates.next()
+        XCTAssertEqual(second?.update, .list(ListBatch(rows: RowChanges(reloaded: [0]), oldCount: 2, newCount: 2)))
+        XCTAssertEqual(second?.changedMembers?.rows, [["a", "b"]])
+        XCTAssertEqual(second?.collection, try collection(#"[{"id": 1, "a": 2, "b": 0}, {"id": 2, "a": 1}]"#))
+        _ = assertVersion(try client.put("/feeds/m", #"[{"id": 3}, {"id": 4}]"#))
+        let third = try await updates.next()
+        XCTAssertEqual(third?.update, .reload(oldCounts: [2], newCounts: [2]))
+        XCTAssertEqual(third?.collection, try collection(#"[{"id": 3}, {"id": 4}]"#))
     }
 
     /// A token the server refuses ends the sequence with the problem.

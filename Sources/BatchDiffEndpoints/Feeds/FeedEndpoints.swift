@@ -5,14 +5,16 @@ import HTTPServer
 /// The feed routes: HTTP in and out, the feed core in between (docs/feeds.md). Each is
 /// answered off the server's threads, since the feed core's calls may wait for the store.
 extension BatchDiffService {
-    /// `PUT /feeds/{id}`: stores a snapshot; `If-Match: "N"` makes it conditional.
+    /// `PUT /feeds/{id}`: stores a snapshot; `If-Match: "N"` makes it conditional;
+    /// `changedMembers` and `maxChanges` shape the answer's batch.
     func putFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
+        let options = try AnswerOptions(query: request.query)
         let condition = request.header("if-match").map(Self.writeCondition(ifMatch:)) ?? .none
         let write = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition)
+            try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition, options: options)
         }
         return .json(200, write.body, headers: [("ETag", "\"\(write.version)\"")])
     }
@@ -60,20 +62,23 @@ extension BatchDiffService {
     }
 
     /// `GET /feeds/{id}/changes?since=N[&wait=S]`: the batch from version N to the latest,
-    /// with the values; with `wait`, a client already at the latest waits for the next one.
+    /// with the values; with `wait`, a client already at the latest waits for the next one;
+    /// `changedMembers` and `maxChanges` shape the batch.
     func changes(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
         let since: Int
         var wait = 0
+        let options: AnswerOptions
         do {
             (since, wait) = try changesQuery(request)
+            options = try AnswerOptions(query: request.query)
         } catch {
             // An unknown feed is told first, whatever the query.
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             throw error
         }
         let answer = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.changes(of: id, since: since, wait: .seconds(wait))
+            try await self.feeds.changes(of: id, since: since, wait: .seconds(wait), options: options)
         }
         return .json(200, answer)
     }

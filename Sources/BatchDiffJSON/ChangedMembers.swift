@@ -1,0 +1,57 @@
+import BatchDiff
+
+/// For each content change of a batch, the top-level members that changed
+/// (docs/batch-format.md §7): a client rebinds only those fields.
+public struct ChangedMembers: Sendable, Equatable {
+    /// Aligned with `rows.reloaded`: the member names whose values differ between the old
+    /// and the new row, sorted by Unicode code points, or `nil` when either is not an object.
+    public var rows: [[String]?]
+    /// Aligned with `sections.updated`, likewise for section headers (`items` never counts).
+    public var sections: [[String]?]
+
+    /// The changed members of `batch`, which turns `old` into `new`: collections read from
+    /// the JSON texts `oldText` and `newText`, whose items' spans point into them.
+    public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
+        switch (batch, old, new) {
+        case (.list(let batch), .list(let oldItems), .list(let newItems)):
+            let reloaded = try batch.values(from: newItems).reloadedRows
+            rows = zip(batch.rows.reloaded, reloaded).map { path, newItem in
+                Self.names(oldText[oldItems[path].span], newText[newItem.span], ignoring: nil)
+            }
+            sections = []
+        case (.sectioned(let batch), .sectioned(let oldSections), .sectioned(let newSections)):
+            let values = try batch.values(from: newSections)
+            rows = zip(batch.rows.reloaded, values.reloadedRows).map { path, newItem in
+                Self.names(oldText[oldSections[path.section].items[path.row].span], newText[newItem.span], ignoring: nil)
+            }
+            sections = try zip(batch.oldIndexesOfUpdatedSections(), values.updatedHeaders).map { oldSection, newHeader in
+                Self.names(oldText[oldSections[oldSection].header.span], newText[newHeader.span], ignoring: "items")
+            }
+        default:
+            throw BatchError("a batch of another shape than its collections")
+        }
+    }
+
+    /// The names of the members that differ between the objects `old` and `new` (JSON
+    /// texts), `ignoring` aside; `nil` when either is not an object.
+    static func names(_ old: ArraySlice<UInt8>, _ new: ArraySlice<UInt8>, ignoring: String?) -> [String]? {
+        guard let oldMembers = members(old, ignoring: ignoring), let newMembers = members(new, ignoring: ignoring) else { return nil }
+        var changed: [String] = []
+        for (key, member) in oldMembers where newMembers[key]?.value != member.value { changed.append(member.name) }
+        for (key, member) in newMembers where oldMembers[key] == nil { changed.append(member.name) }
+        return changed.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
+    }
+
+    /// The members of the object in `text` by name: the name, and the fingerprint of its
+    /// values (a name that repeats counts each of its values, as object equality does).
+    private static func members(_ text: ArraySlice<UInt8>, ignoring: String?) -> [Fingerprint: (name: String, value: Fingerprint)]? {
+        guard let root = try? JSONDocument(bytes: Array(text)).root, root.isObject else { return nil }
+        var members: [Fingerprint: (name: String, value: Fingerprint)] = [:]
+        for (key, value) in root.members {
+            guard let name = key.string, name != ignoring else { continue }
+            let entry = members[key.fingerprint]
+            members[key.fingerprint] = (name, (entry?.value ?? Fingerprint(high: 0, low: 0)) &+ Fingerprint.member(key: key.fingerprint, value: value.fingerprint))
+        }
+        return members
+    }
+}
