@@ -7,7 +7,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
+ && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -18,7 +18,7 @@ FROM debian:bookworm-slim AS runtime
 # libsqlite3-0 and libpq5 are the libraries the binary needs beyond what bookworm-slim
 # ships (docker-check runs ldd).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 zlib1g \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --user-group --uid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin batchdiff \
  && mkdir -p /data && chown batchdiff:batchdiff /data

@@ -18,7 +18,7 @@ endef
 .PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
-	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config)
+	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
 
 # What the tests need beyond running: a PostgreSQL the tests start clusters of, nginx in
 # front of two servers. Kept out of `make run`.

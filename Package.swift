@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "BatchDiffJSON", dependencies: ["BatchDiff"]),
         // The client library: the answers as Codable types, applying them, driving a table
         // view, following a feed over a transport of the app's choice. Knows no server code.
-        .target(name: "BatchDiffClient", dependencies: ["BatchDiff"]),
+        .target(name: "BatchDiffClient", dependencies: ["BatchDiff", "Gzip"]),
         .target(name: "BatchDiffURLSession", dependencies: ["BatchDiffClient"]),
         // The feed core: feeds, versions, retention, answers kept, long polls, and the
         // store protocol with the in-memory store. Knows nothing of HTTP; records its
@@ -58,18 +58,22 @@ let package = Package(
             name: "BatchDiffPostgres",
             dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", .product(name: "Logging", package: "swift-log")]
         ),
+        // zlib, and gzip over it: responses compressed, request bodies inflated (every zlib
+        // pointer in Sources/Gzip).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         // What the server needs from glibc beyond the Glibc module: mallopt, POLLRDHUP.
         .systemLibrary(name: "CGlibcExtras"),
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", "CGlibcExtras", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: ["CMicroHTTPDShim", "CGlibcExtras", "Gzip", .product(name: "Metrics", package: "swift-metrics")]
         ),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
             name: "BatchDiffEndpoints",
             dependencies: [
-                "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer",
+                "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer", "Gzip",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -90,6 +94,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(name: "BatchDiffClientTests", dependencies: ["BatchDiffClient", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
         .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Dispatch
+import Gzip
 
 /// Reads one HTTP/1.1 response off a ``Socket``: the status line, the headers, and the
 /// body framed by `Content-Length`, `chunked`, or the end of the connection.
@@ -47,7 +48,24 @@ struct ResponseReader {
         } else {
             body = try rest()
         }
+        if response.header("content-encoding")?.lowercased() == "gzip" {
+            body = try inflated(body)
+            headers.removeAll { $0.name.lowercased() == "content-encoding" }
+        }
         return HTTPClientResponse(status: status, headers: headers, body: body)
+    }
+
+    /// A gzip body inflated, within the body limit.
+    private func inflated(_ body: [UInt8]) throws(TransportError) -> [UInt8] {
+        let inflater = GzipInflater()
+        var plain: [UInt8] = []
+        do {
+            try body.withUnsafeBytes { try inflater.inflate($0, into: &plain, limit: maxBodyBytes) }
+        } catch {
+            throw TransportError("the gzip answer cannot be read: \(error)")
+        }
+        guard inflater.isAtEnd else { throw TransportError("the gzip answer is cut short") }
+        return plain
     }
 
     private mutating func chunkedBody() throws(TransportError) -> [UInt8] {

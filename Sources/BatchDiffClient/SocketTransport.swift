@@ -3,7 +3,8 @@ import Foundation
 
 /// HTTP/1.1 over a plain TCP connection, without Foundation's networking: for the
 /// `batchdiff` binary and servers that must not link libcurl. One connection per request
-/// (`Connection: close`); `http://` URLs only (put TLS in a proxy in front).
+/// (`Connection: close`); `http://` URLs only (put TLS in a proxy in front). It asks for
+/// gzip (`Accept-Encoding`) and inflates what comes so.
 ///
 /// The socket's blocking calls run on a Dispatch queue, never on the caller's thread;
 /// cancelling the calling task aborts the exchange.
@@ -100,7 +101,7 @@ struct RequestTarget {
             throw TransportError("the header \(name) holds a line break")
         }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        var head = "\(request.method) \(pathAndQuery) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\n"
+        var head = "\(request.method) \(pathAndQuery) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\nAccept-Encoding: gzip\r\n"
         for (name, value) in request.headers { head += "\(name): \(value)\r\n" }
         if !request.body.isEmpty || request.method == "PUT" || request.method == "POST" {
             head += "Content-Length: \(request.body.count)\r\n"

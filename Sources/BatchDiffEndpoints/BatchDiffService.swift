@@ -43,27 +43,21 @@ public final class BatchDiffService: Sendable {
         }
     }
 
-    /// Answers a whole request that ``admit(_:)`` accepted.
+    /// Answers a whole request that ``admit(_:)`` accepted, gzip-encoded when the request
+    /// accepts it (``ResponseEncoding``).
     private func reply(to request: HTTPRequest, with answer: Endpoint.Answer, _ parameters: PathParameters) -> HTTPReply {
+        let encoding = ResponseEncoding(request)
         switch answer {
         case .now(let answer):
-            do {
-                return .now(try answer(self, request, parameters))
-            } catch {
-                return .now(error.response)
-            }
+            return encoding.reply(Result { () throws(Problem) in try answer(self, request, parameters) })
         case .computed(let answer) where request.body.count < Self.offloadedBodySize:
-            do {
-                return .now(try answer(self, request))
-            } catch {
-                return .now(error.response)
-            }
+            return encoding.reply(Result { () throws(Problem) in try answer(self, request) })
         case .computed(let answer):
-            return answeredLater { service throws(Problem) in
+            return answeredLater(encoding) { service throws(Problem) in
                 try await Workers.run { () throws(Problem) in try answer(service, request) }
             }
         case .task(let answer):
-            return answeredLater { service throws(Problem) in try await answer(service, request, parameters) }
+            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, parameters) }
         }
     }
 
@@ -73,6 +67,8 @@ public final class BatchDiffService: Sendable {
         case .bodyTooLarge(let limit): Problem.bodyTooLarge(limit: limit).response
         case .shuttingDown: Problem.shuttingDown.response
         case .busy(let retryAfter): Problem.serverBusy(retryAfter: retryAfter).response
+        case .unsupportedContentEncoding(let encoding): Problem.unsupportedContentEncoding(encoding).response
+        case .undecodableBody(let reason): Problem.invalidEncoding(reason).response
         }
     }
 
@@ -117,15 +113,19 @@ public final class BatchDiffService: Sendable {
         return factory
     }
 
-    /// Answers a request with `answer`, run as a task off the server's threads.
-    private func answeredLater(_ answer: @escaping @Sendable (BatchDiffService) async throws(Problem) -> HTTPResponse) -> HTTPReply {
+    /// Answers a request with `answer`, run as a task off the server's threads, in `encoding`.
+    private func answeredLater(
+        _ encoding: ResponseEncoding, _ answer: @escaping @Sendable (BatchDiffService) async throws(Problem) -> HTTPResponse
+    ) -> HTTPReply {
         .later { [self] pending in
             let task = Task {
+                let response: HTTPResponse
                 do {
-                    pending.send(try await answer(self))
+                    response = try await answer(self)
                 } catch {
-                    pending.send(error.response)
+                    response = error.response
                 }
+                pending.send(await encoding.encodedOffThread(response))
             }
             // A client gone away needs no answer: its long poll stops waiting.
             pending.whenAbandoned { task.cancel() }

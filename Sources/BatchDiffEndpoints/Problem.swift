@@ -74,6 +74,15 @@ extension Problem {
                 detail: "the body must be application/json, not \(contentType)")
     }
 
+    static func unsupportedContentEncoding(_ encoding: String) -> Problem {
+        Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+                detail: "the body must be sent plain or with Content-Encoding: gzip, not \(encoding.prefix(40))")
+    }
+
+    static func invalidEncoding(_ detail: String) -> Problem {
+        Problem(status: 400, code: "invalid_encoding", title: "Invalid body encoding", detail: detail)
+    }
+
     static func bodyTooLarge(limit: Int) -> Problem {
         Problem(status: 413, code: "body_too_large", title: "Body too large",
                 detail: "the body is larger than the limit of \(limit) bytes")

@@ -48,6 +48,10 @@ public enum HTTPServerRefusal: Sendable {
     /// The requests in flight use the memory their bodies may have
     /// (``HTTPServerConfiguration/requestMemory``); retry after `retryAfter` seconds.
     case busy(retryAfter: Int)
+    /// The body comes in a `Content-Encoding` other than gzip.
+    case unsupportedContentEncoding(String)
+    /// The gzip body cannot be inflated (damaged, or cut short); the reason.
+    case undecodableBody(String)
 }
 
 /// One finished request, for logs and metrics.

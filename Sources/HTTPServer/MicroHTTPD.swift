@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
+import Gzip
 import Foundation
 import Glibc
 import Synchronization
@@ -151,6 +152,10 @@ final class RequestState {
     /// The service's decision from the head, kept until the body is in.
     var admission: HTTPAdmission?
     var body: [UInt8] = []
+    /// For a body sent `Content-Encoding: gzip`: what inflates it as it arrives.
+    var inflater: GzipInflater?
+    /// Why a gzip body could not be inflated; it is read and dropped, then answered with 400.
+    var undecodable: String?
     var bytesIn = 0
     var answered = false
     /// The body passed the limit; it is read and dropped, then answered with 413.
@@ -186,12 +191,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        switch lifecycle.receive(count, for: state) {
-        case .keep: state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
-        case .drop: break
-        case .close: return .NO
-        }
-        return .YES
+        return lifecycle.receive(UnsafeRawBufferPointer(start: uploadData, count: count), for: state) ? .YES : .NO
     }
     lifecycle.finish(state, connection: connectionHandle)
     return .YES

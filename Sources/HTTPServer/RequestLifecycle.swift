@@ -1,3 +1,4 @@
+import Gzip
 import Metrics
 import Synchronization
 
@@ -72,6 +73,13 @@ final class RequestLifecycle: Sendable {
         if case .refused(let response, _) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
+        // A gzip body is inflated as it arrives, the limit and the memory counted inflated.
+        switch state.headers["content-encoding"]?.lowercased().trimmingCharacters(in: .whitespaces) {
+        case nil, "", "identity": break
+        case "gzip", "x-gzip": state.inflater = GzipInflater()
+        case let other?:
+            return answer(state, with: refusal(.unsupportedContentEncoding(other)), on: connection, close: (contentLength ?? 0) > 0)
+        }
         // A body announced is reserved whole before it is read; one sent in chunks as it
         // grows. One that does not fit is read and dropped, then refused: a client sending
         // its body before it reads an answer gets the 503, not a reset.
@@ -80,7 +88,7 @@ final class RequestLifecycle: Sendable {
                 state.reservedBodyBytes = contentLength
                 state.reservedMemory = reserved
                 // Read into room of its size: no copies as it grows, no room to spare after.
-                state.body.reserveCapacity(contentLength)
+                if state.inflater == nil { state.body.reserveCapacity(contentLength) }
             } else {
                 state.busy = true
             }
@@ -88,40 +96,48 @@ final class RequestLifecycle: Sendable {
         state.admission = admission
     }
 
-    /// What to do with the next piece of a body.
-    enum BodyPiece {
-        /// Keep it: the body is within the limit.
-        case keep
-        /// Drop it: the body is refused (413 when it ends) or already answered.
-        case drop
-        /// Close the connection: the body runs on far past the limit.
-        case close
-    }
-
-    /// Decides about the next `count` bytes of `state`'s body.
-    func receive(_ count: Int, for state: RequestState) -> BodyPiece {
-        state.bytesIn += count
-        guard !state.answered else { return .drop }
-        guard !state.tooLarge && !state.busy && state.body.count + count <= bodyLimit else {
-            // libmicrohttpd takes no answer in the middle of an upload: the 413 goes out when
-            // the body ends, and a body that runs on far past the limit closes the connection.
-            state.tooLarge = !state.busy
-            state.body = []
-            return state.bytesIn <= 2 * bodyLimit + (1 << 20) ? .drop : .close
+    /// Takes the next piece of `state`'s body: keeps it (inflated, for a gzip body) while
+    /// the body is within the limit and its memory is reserved, else drops it. Returns
+    /// false when the connection is to be closed: the body runs on far past the limit.
+    func receive(_ piece: UnsafeRawBufferPointer, for state: RequestState) -> Bool {
+        state.bytesIn += piece.count
+        guard !state.answered, !state.tooLarge, !state.busy, state.undecodable == nil else {
+            // libmicrohttpd takes no answer in the middle of an upload: the refusal goes out
+            // when the body ends, and a body that runs on far past the limit closes the connection.
+            return state.bytesIn <= 2 * bodyLimit + (1 << 20)
         }
-        let needed = state.body.count + count - state.reservedBodyBytes
-        if needed > 0 {
+        let before = state.body.count
+        if let inflater = state.inflater {
+            do throws(GzipError) {
+                try inflater.inflate(piece, into: &state.body, limit: bodyLimit)
+            } catch {
+                switch error {
+                case .tooLarge: return drop(state) { $0.tooLarge = true }
+                case .corrupt(let reason): return drop(state) { $0.undecodable = "the gzip body cannot be inflated: \(reason)" }
+                }
+            }
+        } else {
+            guard state.body.count + piece.count <= bodyLimit else { return drop(state) { $0.tooLarge = true } }
+            state.body.append(contentsOf: piece)
+        }
+        let needed = state.body.count - state.reservedBodyBytes
+        if needed > 0 && state.body.count > before {
             // Reserved a megabyte at a time, not piece by piece.
             let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
             guard let reserved = memory.reserve(bodyBytes: more, held: state.reservedMemory) else {
-                state.busy = true
-                state.body = []
-                return .drop
+                return drop(state) { $0.busy = true }
             }
             state.reservedBodyBytes += more
             state.reservedMemory += reserved
         }
-        return .keep
+        return true
+    }
+
+    /// Drops `state`'s body, marking why; the rest of it is read and dropped.
+    private func drop(_ state: RequestState, because mark: (RequestState) -> Void) -> Bool {
+        mark(state)
+        state.body = []
+        return state.bytesIn <= 2 * bodyLimit + (1 << 20)
     }
 
     /// Seconds a client refused for want of request memory is asked to wait.
@@ -139,6 +155,12 @@ final class RequestLifecycle: Sendable {
         }
         guard !state.busy else {
             return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: isDraining)
+        }
+        if state.undecodable == nil, let inflater = state.inflater, !inflater.isAtEnd, state.bytesIn > 0 {
+            state.undecodable = "the gzip body is cut short"
+        }
+        if let reason = state.undecodable {
+            return answer(state, with: refusal(.undecodableBody(reason)), on: connection, close: isDraining)
         }
         guard case .accepted(_, let respond) = state.admission else {
             if case .refused(let response, _) = state.admission { answer(state, with: response, on: connection, close: isDraining) }
