@@ -35,7 +35,7 @@ let package = Package(
         // metrics through swift-metrics.
         .target(
             name: "BatchDiffFeeds",
-            dependencies: ["BatchDiff", "BatchDiffJSON", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: ["BatchDiff", "BatchDiffJSON", "Gzip", .product(name: "Metrics", package: "swift-metrics")]
         ),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
         .systemLibrary(

@@ -1,4 +1,5 @@
 import BatchDiffJSON
+import Gzip
 import Synchronization
 
 /// One feed of the ``MemoryFeedStore``: its latest snapshot and the versions before it as
@@ -15,8 +16,7 @@ final class MemoryFeed: Sendable {
         var latest: Snapshot
         /// Every retained version, oldest first, as fingerprints; the last is the latest.
         var versions: [StoredVersion] = []
-        /// The bytes of `versions`, kept as they change: their fingerprints, and the texts of
-        /// all but the latest (whose text is the latest snapshot's).
+        /// The bytes of `versions`, kept as they change.
         var versionBytes = 0
         var pool = RowPrintPool()
         /// The pool's size after its last compaction; trimming compacts it when it doubles.
@@ -34,7 +34,7 @@ final class MemoryFeed: Sendable {
 
         mutating func removeOldest() {
             let oldest = versions.removeFirst()
-            versionBytes -= oldest.byteEstimate + oldest.text.capacity
+            versionBytes -= oldest.byteEstimate
         }
 
         mutating func compactPool() {
@@ -58,15 +58,18 @@ final class MemoryFeed: Sendable {
     var latest: Snapshot? { state.withLock { $0.deleted ? nil : $0.latest } }
 
     /// Stores `snapshot` (numbered `previous + 1`) as the next version when the latest is
-    /// still `previous`.
+    /// still `previous`, whose text is kept compressed from now on (compressed outside the
+    /// lock).
     func append(_ snapshot: Snapshot, after previous: Int, sequence: Int) -> Bool {
         precondition(snapshot.version == previous + 1, "a feed's versions follow one another")
+        let previousText = state.withLock { $0.latest.version == previous ? $0.latest.bytes : nil }
+        guard let compressed = previousText.map(Gzip.compress) else { return false }
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = snapshot
+            state.versions[state.versions.count - 1].compressedText = compressed
             let version = StoredVersion(snapshot, sequence: sequence, pool: &state.pool)
-            // The version before is no longer the latest: its text is now its own to count.
-            state.versionBytes += version.byteEstimate + (state.versions.last?.text.capacity ?? 0)
+            state.versionBytes += compressed.capacity + version.byteEstimate
             state.versions.append(version)
             return true
         }
@@ -83,15 +86,22 @@ final class MemoryFeed: Sendable {
     }
 
     /// Version `number` whole, if retained: the latest as it is, an older one read again
-    /// from its text (its collection then has spans into that text).
+    /// from its text, inflated (its collection then has spans into that text).
     func snapshot(at number: Int) throws(FeedError) -> Snapshot? {
-        let found = state.withLock { state -> (latest: Snapshot?, text: [UInt8]?) in
+        let found = state.withLock { state -> (latest: Snapshot?, compressed: [UInt8]?) in
             guard !state.deleted else { return (nil, nil) }
             if state.latest.version == number { return (state.latest, nil) }
-            return (nil, state.versions.first { $0.number == number }?.text)
+            return (nil, state.versions.first { $0.number == number }?.compressedText)
         }
         if let latest = found.latest { return latest }
-        guard let text = found.text else { return nil }
+        guard let compressed = found.compressed else { return nil }
+        let inflater = GzipInflater()
+        var text: [UInt8] = []
+        do {
+            try compressed.withUnsafeBytes { try inflater.inflate($0, into: &text, limit: .max) }
+        } catch {
+            throw .internalFailure("version \(number) of a feed: its kept text does not inflate: \(error)")
+        }
         return try Snapshot(text: text, idKey: idKey).numbered(number)
     }
 

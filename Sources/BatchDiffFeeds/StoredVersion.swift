@@ -3,9 +3,9 @@ import BatchDiffJSON
 
 /// A version of a feed as kept once it is no longer the latest: its rows' fingerprints,
 /// which are all a diff needs (the values a client gets come from the latest snapshot), and
-/// its JSON text, read again only for what the fingerprints cannot say (the members of an
-/// item that changed, docs/batch-format.md §7). The text is the snapshot's own buffer,
-/// shared with it while the version is the latest.
+/// its JSON text gzip-compressed, read again only for what the fingerprints cannot say (the
+/// members of an item that changed, docs/batch-format.md §7). While the version is the
+/// latest, its text is the latest snapshot's.
 struct StoredVersion: Sendable {
     let number: Int
     /// A store-wide sequence number: smaller is older, across feeds.
@@ -15,12 +15,12 @@ struct StoredVersion: Sendable {
     let rowCounts: [Int]
     /// Pool indexes of every row, sections one after the other.
     var rows: [UInt32]
-    let text: [UInt8]
+    /// The text, gzip-compressed, once the version is no longer the latest.
+    var compressedText: [UInt8]?
 
     init(_ snapshot: Snapshot, sequence: Int, pool: inout RowPrintPool) {
         number = snapshot.version
         self.sequence = sequence
-        text = snapshot.bytes
         switch snapshot.collection {
         case .list(let items):
             headers = nil
@@ -33,8 +33,8 @@ struct StoredVersion: Sendable {
         }
     }
 
-    /// Bytes held but for the text (counted once the version is no longer the latest).
-    var byteEstimate: Int { Self.byteEstimate(rows: rows.count, sections: headers?.count) }
+    /// Bytes held: the fingerprints, and the compressed text once there is one.
+    var byteEstimate: Int { Self.byteEstimate(rows: rows.count, sections: headers?.count) + (compressedText?.capacity ?? 0) }
 
     /// The bytes a stored version of `rows` rows in `sections` sections (`nil`: a list) holds.
     static func byteEstimate(rows: Int, sections: Int?) -> Int { 96 + rows * 4 + (sections ?? 1) * 8 + (sections ?? 0) * 32 }

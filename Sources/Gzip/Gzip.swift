@@ -29,8 +29,8 @@ public enum Gzip {
                 return out.count - Int(stream.pointer.pointee.avail_out)
             }
         }
-        output.removeLast(bound - written)
-        return output
+        // A copy of its own size: the bound's room would otherwise stay allocated with it.
+        return Array(output[..<written])
     }
 }
 
