@@ -2,13 +2,15 @@ import BatchDiff
 
 /// A view that shows a collection and animates changes in batches: what a table or
 /// collection view offers (`performBatchUpdates`), in the terms of a batch. UIKit's views
-/// conform (UIKitBatchUpdatable.swift); tests use a double that keeps UIKit's rules.
+/// conform (UIKitBatchUpdatable.swift); tests use a double that keeps UIKit's rules. Like
+/// UIKit's views, it lives on the main actor.
+@MainActor
 public protocol BatchUpdatable {
     /// Rows per section the view shows now.
     var displayedRowCounts: [Int] { get }
     /// Runs `updates` as one animated batch: the data source changes inside it, and the
     /// operations below are collected and animated together.
-    func batchUpdate(_ updates: () -> Void)
+    func batchUpdate(_ updates: @escaping () -> Void)
     /// Deletes old sections (indexes in the collection before the batch).
     func delete(sections: [Int])
     /// Inserts new sections (indexes in the collection after the batch).
@@ -23,8 +25,9 @@ public protocol BatchUpdatable {
     func reload(rows: [RowPath])
     /// Moves a row from its old index path to its new one.
     func move(row: RowPath, to: RowPath)
-    /// Refreshes the headers of these sections (new indexes), after the batch. (A table
-    /// view, which cannot refresh a header alone, reloads them without animation.)
+    /// Refreshes the headers of these sections (new indexes), after the batch. (UIKit's
+    /// views cannot refresh a header alone: they reload those sections, without animation,
+    /// once the batch is done.)
     func refresh(headers: [Int])
     /// Shows the data source's collection afresh, without animation.
     func reloadAll()
@@ -38,7 +41,8 @@ extension BatchUpdate {
     /// from what the server diffed), or the update is a reload, the view reloads instead of
     /// animating: UIKit would raise `NSInternalInconsistencyException` otherwise. Sections
     /// whose headers changed are refreshed after the batch, never reloaded with their rows.
-    public func perform(on view: some BatchUpdatable, updateData: () -> Void) {
+    @MainActor
+    public func perform(on view: some BatchUpdatable, updateData: @escaping () -> Void) {
         guard let batch = sectionedBatch, view.displayedRowCounts == oldCounts else {
             updateData()
             view.reloadAll()

@@ -19,14 +19,6 @@ public enum FeedCollection<Header, Item> {
         case .sectioned(let sections): sections.map(\.items.count)
         }
     }
-
-    /// The empty collection of the same shape: what a feed is at version 0.
-    public var emptied: FeedCollection {
-        switch self {
-        case .list: .list([])
-        case .sectioned: .sectioned([])
-        }
-    }
 }
 
 extension FeedCollection: Sendable where Header: Sendable, Item: Sendable {}

@@ -10,11 +10,13 @@ import Foundation
 /// - a version no longer retained, or an answer that does not fit what it holds (410, a
 ///   count that differs): it fetches the whole collection again (`since=0`), and that update
 ///   is a reload;
-/// - a feed deleted (404): it waits for the feed to come back;
+/// - a feed deleted (404 `feed_not_found`): it waits for the feed to come back;
 /// - 503, 429, 5xx and network errors: it tries again after a growing delay, or after
 ///   `Retry-After` when the server gives one.
-/// Other errors (a token refused, a bad feed id) end the sequence by throwing the
-/// ``ProblemDocument``. Cancelling the task that iterates ends it (`next()` returns `nil`).
+/// Other errors end the sequence by throwing: the ``ProblemDocument`` of a token refused
+/// or a bad feed id, a ``TransportError`` that no retry can mend (a bad URL, an answer too
+/// large), a ``BatchError`` when even a whole collection does not apply. Cancelling the
+/// task that iterates ends it (`next()` returns `nil`).
 public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Sendable, Identity: Hashable>: AsyncSequence, Sendable {
     public typealias Element = FeedUpdate<Header, Item>
 
@@ -56,21 +58,23 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                     response = try await configuration.transport.send(configuration.changesRequest(since: version))
                 } catch {
                     if Task.isCancelled { return nil }
+                    if let error = error as? TransportError, !error.isRetryable { throw error }
                     await pause(backoff.next())
                     continue
                 }
+                let problem = try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body))
                 switch response.status {
                 case 200:
                     if let update = try await accept(response) { return update }
                 case 410:
                     // Not retained, or a version of an earlier life of the feed: start again.
                     version = 0
-                case 404, 429, 503, 500...:
+                case 404 where problem?.code == "feed_not_found", 429, 500...:
+                    // At least a short pause, whatever `Retry-After` says.
                     let retryAfter = response.header("retry-after").flatMap(Int.init).map { TimeInterval(Swift.min(Swift.max($0, 0), 300)) }
-                    await pause(retryAfter ?? backoff.next())
+                    await pause(Swift.max(retryAfter ?? backoff.next(), Backoff.shortest))
                 default:
-                    throw (try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body)))
-                        ?? TransportError("the server answered \(response.status)")
+                    throw problem ?? TransportError("the server answered \(response.status)", isRetryable: false)
                 }
             }
             return nil
@@ -86,14 +90,20 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 throw TransportError("the server's answer is not a changes answer: \(error)")
             }
             guard changes.to != version || collection == nil else {
+                // Nothing new (a long poll that timed out): a short pause all the same, so
+                // that a client without a wait does not spin.
                 backoff.reset()
+                if configuration.wait == 0 { await pause(Backoff.shortest) }
                 return nil
             }
             let held = version == 0 ? nil : collection
             let next: FeedCollection<Header, Item>
             do {
+                guard changes.from == version else { throw BatchError("an answer from version \(changes.from), not \(version)") }
                 next = try changes.applied(to: held, identity: identity)
             } catch {
+                // A whole collection that does not apply is the server's fault: say so.
+                guard held != nil else { throw error }
                 // What the server diffed is not what this client holds: fetch it all again.
                 version = 0
                 await pause(backoff.next())
@@ -101,12 +111,11 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             }
             backoff.reset()
             // An answer from nothing replaces what was shown: the view reloads.
-            let update = held == nil && collection != nil
-                ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts)
-                : changes.update
+            let replaces = held == nil && collection != nil
+            let update = replaces ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts) : changes.update
             version = changes.to
             collection = next
-            return FeedUpdate(version: version, collection: next, update: update, changedMembers: update == changes.update ? changes.changedMembers : nil)
+            return FeedUpdate(version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers)
         }
 
         /// Waits `seconds`; a cancelled task stops waiting (and the loop ends).
@@ -129,8 +138,9 @@ public struct FeedUpdate<Header, Item> {
     public var version: Int
     /// The whole collection at that version.
     public var collection: FeedCollection<Header, Item>
-    /// What turns the collection shown before into this one: the batch to animate, or a
-    /// reload (the first update from nothing, a refetch, or more changes than `maxChanges`).
+    /// What turns the collection shown before into this one: the batch to animate (from
+    /// the empty collection, for the first update from nothing), or a reload (a refetch
+    /// after a 410 or a mismatch, or more changes than `maxChanges`).
     public var update: BatchUpdate
     /// With ``FollowerConfiguration/changedMembers``, the members that changed in each row
     /// the batch reloads (and section header it updates).
@@ -147,7 +157,8 @@ public struct FollowerConfiguration: Sendable {
     /// Sent as `Authorization: Bearer <token>` when set.
     public var token: String?
     public var transport: any HTTPTransport
-    /// How long each long poll waits at the server (`wait=`), in whole seconds.
+    /// How long each long poll waits at the server (`wait=`), in whole seconds; 0 polls
+    /// (with a short pause between answers that bring nothing).
     public var wait: Int
     /// Asks the server for a reload instead of a batch of more than this many operations.
     public var maxChanges: Int?
@@ -162,7 +173,7 @@ public struct FollowerConfiguration: Sendable {
         self.feed = feed
         self.token = token
         self.transport = transport
-        self.wait = wait
+        self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
         self.changedMembers = changedMembers
     }
@@ -180,11 +191,14 @@ public struct FollowerConfiguration: Sendable {
 
 /// Delays between tries, in seconds: 0.25 doubling to 4, each with up to a quarter more at random.
 struct Backoff: Sendable {
+    /// The shortest pause between two tries.
+    static let shortest: TimeInterval = 0.25
+
     private var tries = 0
 
     mutating func next() -> TimeInterval {
         defer { tries += 1 }
-        return 0.25 * Double(1 << min(tries, 4)) * Double.random(in: 1...1.25)
+        return Self.shortest * Double(1 << min(tries, 4)) * Double.random(in: 1...1.25)
     }
 
     mutating func reset() { tries = 0 }

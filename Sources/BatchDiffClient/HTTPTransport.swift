@@ -50,8 +50,12 @@ public struct HTTPClientResponse: Sendable {
 /// Why a transport got no response.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// Whether trying again may succeed (a network error) or never will (a bad URL or
+    /// header, an answer that cannot be read or is too large).
+    public var isRetryable: Bool
 
-    public init(_ description: String) {
+    public init(_ description: String, isRetryable: Bool = true) {
         self.description = description
+        self.isRetryable = isRetryable
     }
 }

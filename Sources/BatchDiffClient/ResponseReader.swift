@@ -43,7 +43,7 @@ struct ResponseReader {
             body = try chunkedBody()
         } else if let length = response.header("content-length") {
             guard let count = Int(length), count >= 0 else { throw TransportError("bad Content-Length \(length.debugDescription)") }
-            guard count <= maxBodyBytes else { throw TransportError("the answer is over \(maxBodyBytes) bytes") }
+            guard count <= maxBodyBytes else { throw TransportError("the answer is over \(maxBodyBytes) bytes", isRetryable: false) }
             body = try bytes(count)
         } else {
             body = try rest()
@@ -62,7 +62,7 @@ struct ResponseReader {
         do {
             try body.withUnsafeBytes { try inflater.inflate($0, into: &plain, limit: maxBodyBytes) }
         } catch {
-            throw TransportError("the gzip answer cannot be read: \(error)")
+            throw TransportError("the gzip answer cannot be read: \(error)", isRetryable: false)
         }
         guard inflater.isAtEnd else { throw TransportError("the gzip answer is cut short") }
         return plain
@@ -79,7 +79,7 @@ struct ResponseReader {
                 while try !line().isEmpty {}  // trailers
                 return body
             }
-            guard body.count + size <= maxBodyBytes else { throw TransportError("the answer is over \(maxBodyBytes) bytes") }
+            guard size <= maxBodyBytes - body.count else { throw TransportError("the answer is over \(maxBodyBytes) bytes", isRetryable: false) }
             body += try bytes(size)
             guard try line().isEmpty else { throw TransportError("a chunk does not end where its size says") }
         }
@@ -111,7 +111,7 @@ struct ResponseReader {
     /// Everything until the connection closes.
     private mutating func rest() throws(TransportError) -> [UInt8] {
         while try fill() {
-            guard buffer.count - position <= maxBodyBytes else { throw TransportError("the answer is over \(maxBodyBytes) bytes") }
+            guard buffer.count - position <= maxBodyBytes else { throw TransportError("the answer is over \(maxBodyBytes) bytes", isRetryable: false) }
         }
         defer { position = buffer.count }
         return Array(buffer[position...])

@@ -21,7 +21,11 @@ final class Socket: @unchecked Sendable {  // `aborted` is read and written unde
     init(host: String, port: UInt16, deadline: DispatchTime) throws(TransportError) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &found)
         guard status == 0, let first = found else {
@@ -37,6 +41,10 @@ final class Socket: @unchecked Sendable {  // `aborted` is read and written unde
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            #if canImport(Darwin)
+            // A send to a closed peer must fail, not raise SIGPIPE (Glibc passes MSG_NOSIGNAL).
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             if connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
                Self.wait(descriptor, for: Int16(POLLOUT), until: deadline) {
                 var error: Int32 = 0

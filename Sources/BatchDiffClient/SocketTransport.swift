@@ -68,7 +68,7 @@ struct RequestTarget {
     var pathAndQuery: String
 
     init(url: String) throws(TransportError) {
-        guard url.hasPrefix("http://") else { throw TransportError("only http:// URLs are supported, not \(url)") }
+        guard url.hasPrefix("http://") else { throw TransportError("only http:// URLs are supported, not \(url)", isRetryable: false) }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         let path = rest.dropFirst(authority.count)
@@ -84,10 +84,10 @@ struct RequestTarget {
             portPart = hostPart[hostPart.index(after: colon)...]
             hostPart = hostPart[..<colon]
         }
-        guard !hostPart.isEmpty else { throw TransportError("no host in \(url)") }
+        guard !hostPart.isEmpty else { throw TransportError("no host in \(url)", isRetryable: false) }
         host = String(hostPart)
         if let portPart {
-            guard let port = UInt16(portPart), port > 0 else { throw TransportError("bad port in \(url)") }
+            guard let port = UInt16(portPart), port > 0 else { throw TransportError("bad port in \(url)", isRetryable: false) }
             self.port = port
         } else {
             port = 80
@@ -98,7 +98,7 @@ struct RequestTarget {
     /// header that would break the framing (a line break in a name or value).
     func head(of request: HTTPClientRequest) throws(TransportError) -> [UInt8] {
         for (name, value) in request.headers where (name + value).contains(where: { $0 == "\r" || $0 == "\n" }) {
-            throw TransportError("the header \(name) holds a line break")
+            throw TransportError("the header \(name) holds a line break", isRetryable: false)
         }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var head = "\(request.method) \(pathAndQuery) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\nAccept-Encoding: gzip\r\n"

@@ -6,8 +6,8 @@ import UIKit
 extension UITableView: BatchUpdatable {
     public var displayedRowCounts: [Int] { (0..<numberOfSections).map { numberOfRows(inSection: $0) } }
 
-    public func batchUpdate(_ updates: () -> Void) {
-        withoutActuallyEscaping(updates) { performBatchUpdates($0, completion: nil) }
+    public func batchUpdate(_ updates: @escaping () -> Void) {
+        performBatchUpdates(updates, completion: nil)
     }
 
     public func delete(sections: [Int]) { deleteSections(IndexSet(sections), with: .automatic) }
@@ -17,15 +17,15 @@ extension UITableView: BatchUpdatable {
     public func insert(rows: [RowPath]) { insertRows(at: rows.map(\.indexPath), with: .automatic) }
     public func reload(rows: [RowPath]) { reloadRows(at: rows.map(\.indexPath), with: .automatic) }
     public func move(row: RowPath, to: RowPath) { moveRow(at: row.indexPath, to: to.indexPath) }
-    public func refresh(headers: [Int]) { reloadSections(IndexSet(headers), with: .none) }
+    public func refresh(headers: [Int]) { UIView.performWithoutAnimation { reloadSections(IndexSet(headers), with: .none) } }
     public func reloadAll() { reloadData() }
 }
 
 extension UICollectionView: BatchUpdatable {
     public var displayedRowCounts: [Int] { (0..<numberOfSections).map { numberOfItems(inSection: $0) } }
 
-    public func batchUpdate(_ updates: () -> Void) {
-        withoutActuallyEscaping(updates) { performBatchUpdates($0, completion: nil) }
+    public func batchUpdate(_ updates: @escaping () -> Void) {
+        performBatchUpdates(updates, completion: nil)
     }
 
     public func delete(sections: [Int]) { deleteSections(IndexSet(sections)) }
@@ -35,14 +35,7 @@ extension UICollectionView: BatchUpdatable {
     public func insert(rows: [RowPath]) { insertItems(at: rows.map(\.indexPath)) }
     public func reload(rows: [RowPath]) { reloadItems(at: rows.map(\.indexPath)) }
     public func move(row: RowPath, to: RowPath) { moveItem(at: row.indexPath, to: to.indexPath) }
-    public func refresh(headers: [Int]) {
-        let headerPaths = headers.map { IndexPath(item: 0, section: $0) }
-        collectionViewLayout.invalidateLayout(with: {
-            let context = UICollectionViewLayoutInvalidationContext()
-            context.invalidateSupplementaryElements(ofKind: UICollectionView.elementKindSectionHeader, at: headerPaths)
-            return context
-        }())
-    }
+    public func refresh(headers: [Int]) { UIView.performWithoutAnimation { reloadSections(IndexSet(headers)) } }
     public func reloadAll() { reloadData() }
 }
 

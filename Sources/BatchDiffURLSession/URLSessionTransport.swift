@@ -4,9 +4,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// ``HTTPTransport`` over Foundation's `URLSession`, for apps: each request's timeout is
-/// the exchange's (a follower's is above its long-poll wait), and `URLSession` asks for and
-/// undoes gzip itself.
+/// ``HTTPTransport`` over Foundation's `URLSession`, for apps. A request's timeout becomes
+/// the `URLRequest`'s (URLSession's idle timeout; a follower's is above its long-poll
+/// wait), and `URLSession` asks for and undoes gzip itself.
 public struct URLSessionTransport: HTTPTransport {
     public let session: URLSession
 
@@ -15,7 +15,7 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        guard let url = URL(string: request.url) else { throw TransportError("not a URL: \(request.url)") }
+        guard let url = URL(string: request.url) else { throw TransportError("not a URL: \(request.url)", isRetryable: false) }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.addValue(value, forHTTPHeaderField: name) }

@@ -27,6 +27,9 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(help: "Seconds each long poll waits at the server.")
     var wait = 30
 
+    @Option(name: .customLong("id-key"), help: "The member that holds an item's identity (the feed's idKey).")
+    var idKey = "id"
+
     func validate() throws {
         guard url.hasPrefix("http://") else { throw ValidationError("--url must be an http:// URL, not \(url)") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
@@ -37,7 +40,7 @@ struct FollowCommand: AsyncParsableCommand {
             FollowerConfiguration(
                 serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait
             )
-        ) { $0.identity() }
+        ) { [idKey] in $0.identity(idKey: idKey) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

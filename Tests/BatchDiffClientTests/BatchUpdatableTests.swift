@@ -10,9 +10,11 @@ private struct Row: Diffable, Hashable {
     var identity: Int { id }
 }
 
-/// The table adapter against a double that raises what UIKit would.
+/// The table adapter against a double that raises what UIKit would. The adapter and the
+/// double live on the main actor, where XCTest runs these tests (`assumeIsolated`: Linux's
+/// XCTest cannot run a `@MainActor` test class).
 final class BatchUpdatableTests: XCTestCase {
-    private func randomSections(_ random: inout SplitMix64, after previous: [Section<Row, Row>]?) -> [Section<Row, Row>] {
+    private static func randomSections(_ random: inout SplitMix64, after previous: [Section<Row, Row>]?) -> [Section<Row, Row>] {
         var sections = previous ?? []
         for _ in 0..<Int.random(in: 0...4, using: &random) {
             switch Int.random(in: 0..<8, using: &random) {
@@ -37,76 +39,86 @@ final class BatchUpdatableTests: XCTestCase {
     }
 
     func testRandomBatchesKeepUIKitsRules() {
-        var random = SplitMix64(state: 13)
-        var shown: [Section<Row, Row>] = []
-        var model = shown
-        let view = UIKitRulesView(showing: []) { model.map(\.items.count) }
-        for step in 0..<3000 {
-            let next = randomSections(&random, after: shown)
-            let update = BatchUpdate.sectioned(batch(from: shown, to: next))
-            update.perform(on: view) { model = next }
-            XCTAssertNil(view.exception, "step \(step)")
-            if view.exception != nil { return }
-            XCTAssertEqual(view.displayedRowCounts, next.map(\.items.count), "step \(step)")
-            shown = next
+        MainActor.assumeIsolated {
+            var random = SplitMix64(state: 13)
+            var shown: [Section<Row, Row>] = []
+            var model = shown
+            let view = UIKitRulesView(showing: []) { model.map(\.items.count) }
+            for step in 0..<3000 {
+                let next = Self.randomSections(&random, after: shown)
+                let update = BatchUpdate.sectioned(batch(from: shown, to: next))
+                update.perform(on: view) { model = next }
+                XCTAssertNil(view.exception, "step \(step)")
+                if view.exception != nil { return }
+                XCTAssertEqual(view.displayedRowCounts, next.map(\.items.count), "step \(step)")
+                shown = next
+            }
+            XCTAssertEqual(view.reloads, 0, "no batch needed a reload")
         }
-        XCTAssertEqual(view.reloads, 0, "no batch needed a reload")
     }
 
     func testListBatchesKeepUIKitsRules() {
-        var random = SplitMix64(state: 5)
-        var shown: [Row] = []
-        var model = shown
-        let view = UIKitRulesView(showing: [0]) { [model.count] }
-        for step in 0..<2000 {
-            var next = shown.filter { _ in Int.random(in: 0..<10, using: &random) > 0 }
-            next += (0..<Int.random(in: 0...3, using: &random)).map { _ in Row(id: Int.random(in: 0..<80, using: &random)) }
-            next.shuffle(using: &random)
-            BatchUpdate.list(batch(from: shown, to: next)).perform(on: view) { model = next }
-            XCTAssertNil(view.exception, "step \(step)")
-            shown = next
+        MainActor.assumeIsolated {
+            var random = SplitMix64(state: 5)
+            var shown: [Row] = []
+            var model = shown
+            let view = UIKitRulesView(showing: [0]) { [model.count] }
+            for step in 0..<2000 {
+                var next = shown.filter { _ in Int.random(in: 0..<10, using: &random) > 0 }
+                next += (0..<Int.random(in: 0...3, using: &random)).map { _ in Row(id: Int.random(in: 0..<80, using: &random)) }
+                next.shuffle(using: &random)
+                BatchUpdate.list(batch(from: shown, to: next)).perform(on: view) { model = next }
+                XCTAssertNil(view.exception, "step \(step)")
+                shown = next
+            }
         }
     }
 
     /// A view whose rows drifted from what the server diffed reloads instead of crashing.
     func testADriftedViewReloads() {
-        var model = [3]
-        let view = UIKitRulesView(showing: [2]) { model }
-        let update = BatchUpdate.list(ListBatch(rows: RowChanges(deleted: [0]), oldCount: 3, newCount: 2))
-        update.perform(on: view) { model = [2] }
-        XCTAssertNil(view.exception)
-        XCTAssertEqual(view.reloads, 1)
-        XCTAssertEqual(view.displayedRowCounts, [2])
+        MainActor.assumeIsolated {
+            var model = [3]
+            let view = UIKitRulesView(showing: [2]) { model }
+            let update = BatchUpdate.list(ListBatch(rows: RowChanges(deleted: [0]), oldCount: 3, newCount: 2))
+            update.perform(on: view) { model = [2] }
+            XCTAssertNil(view.exception)
+            XCTAssertEqual(view.reloads, 1)
+            XCTAssertEqual(view.displayedRowCounts, [2])
+        }
     }
 
     /// The double raises what UIKit would for a batch whose counts do not add up, so the
     /// tests above can fail.
     func testTheDoubleRaisesOnABatchThatBreaksTheRules() {
-        var model = [3]
-        let view = UIKitRulesView(showing: [3]) { model }
-        BatchUpdate.list(ListBatch(rows: RowChanges(deleted: [0]), oldCount: 3, newCount: 2)).perform(on: view) { model = [3] }
-        XCTAssertNotNil(view.exception)
-        let sections = UIKitRulesView(showing: [1, 1]) { [1, 1] }
-        let moveAndReload = SectionedBatch(
-            sections: SectionChanges(), rows: RowChanges(reloaded: [RowPath(section: 0, row: 0)], moved: [Move(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))]),
-            oldCounts: [1, 1], newCounts: [0, 2]
-        )
-        BatchUpdate.sectioned(moveAndReload).perform(on: sections) {}
-        XCTAssertNotNil(sections.exception)
+        MainActor.assumeIsolated {
+            var model = [3]
+            let view = UIKitRulesView(showing: [3]) { model }
+            BatchUpdate.list(ListBatch(rows: RowChanges(deleted: [0]), oldCount: 3, newCount: 2)).perform(on: view) { model = [3] }
+            XCTAssertNotNil(view.exception)
+            let sections = UIKitRulesView(showing: [1, 1]) { [1, 1] }
+            let moveAndReload = SectionedBatch(
+                sections: SectionChanges(), rows: RowChanges(reloaded: [RowPath(section: 0, row: 0)], moved: [Move(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))]),
+                oldCounts: [1, 1], newCounts: [0, 2]
+            )
+            BatchUpdate.sectioned(moveAndReload).perform(on: sections) {}
+            XCTAssertNotNil(sections.exception)
+        }
     }
 
     /// Header changes are refreshed after the batch, at their new indexes; a reload answer
     /// reloads.
     func testHeadersAreRefreshedAfterTheBatchAndReloadsReload() {
-        let old = [Section(header: Row(id: 1), items: [Row(id: 10)]), Section(header: Row(id: 2), items: [])]
-        let new = [Section(header: Row(id: 2, content: 1), items: []), Section(header: Row(id: 1), items: [Row(id: 10)])]
-        var model = old.map(\.items.count)
-        let view = UIKitRulesView(showing: model) { model }
-        BatchUpdate.sectioned(batch(from: old, to: new)).perform(on: view) { model = new.map(\.items.count) }
-        XCTAssertNil(view.exception)
-        XCTAssertEqual(view.refreshedHeaders, [0])
-        BatchUpdate.reload(oldCounts: [0, 1], newCounts: [5]).perform(on: view) { model = [5] }
-        XCTAssertEqual(view.reloads, 1)
-        XCTAssertEqual(view.displayedRowCounts, [5])
+        MainActor.assumeIsolated {
+            let old = [Section(header: Row(id: 1), items: [Row(id: 10)]), Section(header: Row(id: 2), items: [])]
+            let new = [Section(header: Row(id: 2, content: 1), items: []), Section(header: Row(id: 1), items: [Row(id: 10)])]
+            var model = old.map(\.items.count)
+            let view = UIKitRulesView(showing: model) { model }
+            BatchUpdate.sectioned(batch(from: old, to: new)).perform(on: view) { model = new.map(\.items.count) }
+            XCTAssertNil(view.exception)
+            XCTAssertEqual(view.refreshedHeaders, [0])
+            BatchUpdate.reload(oldCounts: [0, 1], newCounts: [5]).perform(on: view) { model = [5] }
+            XCTAssertEqual(view.reloads, 1)
+            XCTAssertEqual(view.displayedRowCounts, [5])
+        }
     }
 }

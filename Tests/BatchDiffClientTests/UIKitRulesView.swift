@@ -14,6 +14,7 @@ struct InternalInconsistencyException: Error, CustomStringConvertible {
 ///
 /// Sections are mapped old to new the way UIKit does it, independently of the library: moved
 /// and inserted sections at their destinations, the others filling the rest in order.
+@MainActor
 final class UIKitRulesView: BatchUpdatable {
     /// Rows per section on screen.
     private(set) var displayedRowCounts: [Int]
@@ -40,7 +41,7 @@ final class UIKitRulesView: BatchUpdatable {
         dataSourceCounts = dataSource
     }
 
-    func batchUpdate(_ updates: () -> Void) {
+    func batchUpdate(_ updates: @escaping () -> Void) {
         pending = Operations()
         updates()
         let operations = pending!

@@ -44,11 +44,13 @@ final class ClientLibraryTests: ServerTestCase {
     private final class FlakyTransport: HTTPTransport, @unchecked Sendable {
         private let lock = NSLock()
         private var failuresLeft = 4
-        private(set) var requests = 0
+        private var sent = 0
+
+        var requests: Int { lock.withLock { sent } }
 
         func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
             let failure: Int = lock.withLock {
-                requests += 1
+                sent += 1
                 failuresLeft -= 1
                 return failuresLeft
             }
@@ -104,6 +106,32 @@ final class ClientLibraryTests: ServerTestCase {
         let third = try await updates.next()
         XCTAssertEqual(third?.update, .reload(oldCounts: [2], newCounts: [2]))
         XCTAssertEqual(third?.collection, try collection(#"[{"id": 3}, {"id": 4}]"#))
+    }
+
+    /// A client whose collection does not fit the answer (counts that differ) fetches the
+    /// whole collection again, and shows it with a reload; a URL no retry can mend ends the
+    /// follower at once.
+    func testAMismatchRefetchesAndABadURLEnds() async throws {
+        let server = try startServer()
+        let version = assertVersion(try server.client.put("/feeds/d", "[1, 2, 3]"))
+        _ = assertVersion(try server.client.put("/feeds/d", "[1, 2, 3, 4]"))
+        let drifted = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "d", transport: SocketTransport(), wait: 5),
+            from: (version, .list([1, 2]))
+        ) { $0.identity() }
+        var updates = drifted.makeAsyncIterator()
+        let update = try await updates.next()
+        XCTAssertEqual(update?.collection, .list([1, 2, 3, 4]))
+        XCTAssertEqual(update?.update, .reload(oldCounts: [2], newCounts: [4]))
+        let wrongURL = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "https://127.0.0.1:\(server.port)", feed: "d", transport: SocketTransport())
+        ) { $0.identity() }
+        do {
+            for try await _ in wrongURL { XCTFail("no update over https with the socket transport") }
+            XCTFail("the follower ended without an error")
+        } catch let error as TransportError {
+            XCTAssertFalse(error.isRetryable)
+        }
     }
 
     /// A token the server refuses ends the sequence with the problem.
