@@ -67,22 +67,8 @@ enum FeedAnswers {
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
         changedMembers: ChangedMembers? = nil
     ) throws(FeedError) -> [UInt8] {
-        if options.reloads(batch) {
-            var output = JSONOutput(capacity: latest.bytes.count + 256)
-            output.object { output in
-                output.key("feed")
-                output.string(feed)
-                output.key("from")
-                output.integer(from)
-                output.key("to")
-                output.integer(latest.version)
-                output.reloadMembers(batch)
-                output.key("data")
-                output.value(text: latest.bytes)
-            }
-            return output.bytes
-        }
-        var output = JSONOutput(capacity: 1024)
+        let reloads = options.reloads(batch)
+        var output = JSONOutput(capacity: reloads ? latest.bytes.count + 256 : 1024)
         do {
             try output.object { output in
                 output.key("feed")
@@ -91,9 +77,15 @@ enum FeedAnswers {
                 output.integer(from)
                 output.key("to")
                 output.integer(latest.version)
-                output.batchMembers(batch, changedMembers: changedMembers)
-                output.key("values")
-                try output.object { output in try values(of: batch, from: latest, into: &output) }
+                if reloads {
+                    output.reloadMembers(batch)
+                    output.key("data")
+                    output.value(text: latest.bytes)
+                } else {
+                    output.batchMembers(batch, changedMembers: changedMembers)
+                    output.key("values")
+                    try output.object { output in try values(of: batch, from: latest, into: &output) }
+                }
             }
         } catch {
             throw .internalFailure("feed \(feed): the values of the batch from \(from) to \(latest.version): \(error)")
