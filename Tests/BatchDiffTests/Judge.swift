@@ -17,6 +17,7 @@ func diffAndJudge(
     }
     let broken = brokenRules(result, old: old, new: new, allowsMoves: options.allowsMoves)
     XCTAssert(broken.isEmpty, "broken rules \(broken) in \(result) for \(old) -> \(new)", file: file, line: line)
+    judgeSteps(result, old: old, new: new, headers: true, file: file, line: line)
     return result
 }
 
@@ -35,5 +36,6 @@ func diffAndJudge(
     let asSections = { (rows: [Row]) in [TestSection(header: Header(id: 0), items: rows)] }
     let broken = brokenRules(result.sectioned, old: asSections(old), new: asSections(new), allowsMoves: options.allowsMoves)
     XCTAssert(broken.isEmpty, "broken rules \(broken) in \(result)", file: file, line: line)
+    judgeSteps(result.sectioned, old: asSections(old), new: asSections(new), headers: false, file: file, line: line)
     return result
 }

@@ -1,0 +1,122 @@
+/// One step of an adapter's update, as Android's `RecyclerView.Adapter` and
+/// `ListUpdateCallback` take them (docs/batch-format.md §8): positions are counted in the
+/// list as it is when the step is applied, steps one after another.
+public enum Step: Hashable, Sendable {
+    /// `count` items leave from position `at` on.
+    case remove(at: Int, count: Int)
+    /// `count` new items arrive at position `at` on.
+    case insert(at: Int, count: Int)
+    /// The item at `from` is taken out and put back at `to`.
+    case move(from: Int, to: Int)
+    /// The `count` items from position `at` on keep their place but change content.
+    case change(at: Int, count: Int)
+}
+
+extension SectionedBatch {
+    /// This batch as steps on the flat list an adapter shows: each section one header
+    /// position followed by its rows.
+    ///
+    /// The steps are removes (from the end backwards), moves, inserts and changes, ranges
+    /// merged where positions are adjacent. Inserts and changes come last, at their final
+    /// positions: `at..<at + count` are positions of the new flat list. The moves keep the
+    /// longest run of items that can stay in place, so never more items move than the
+    /// batch moves. Throws ``BatchError`` when the batch does not fit its counts.
+    ///
+    /// - Complexity: O(n log n) for n flat positions, plus O(n) per move.
+    public func steps() throws -> [Step] {
+        try Steps(self, headers: true).steps
+    }
+}
+
+extension ListBatch {
+    /// This batch as steps on the list (``SectionedBatch/steps()`` without headers).
+    public func steps() throws -> [Step] {
+        try Steps(sectioned, headers: false).steps
+    }
+}
+
+/// The steps of a batch: where each position of the new flat list comes from, then the
+/// steps that get there.
+private struct Steps {
+    var steps: [Step] = []
+
+    init(_ batch: SectionedBatch, headers: Bool) throws {
+        let placement = try Placement(batch)
+        let header = headers ? 1 : 0
+        // Where each old section starts in the old flat list (its header, if any).
+        var oldStarts: [Int] = []
+        var oldCount = 0
+        for rows in batch.oldCounts {
+            oldStarts.append(oldCount)
+            oldCount += header + rows
+        }
+        // For each new flat position, the old flat position it comes from (nil: inserted).
+        var origins: [Int?] = []
+        var newStarts: [Int] = []
+        for (newSection, section) in placement.sections.enumerated() {
+            newStarts.append(origins.count)
+            switch section {
+            case .inserted:
+                origins += [Int?](repeating: nil, count: header + batch.newCounts[newSection])
+            case .old(let oldSection):
+                if headers { origins.append(oldStarts[oldSection]) }
+                for row in placement.rows[newSection] ?? [] {
+                    switch row {
+                    case .inserted: origins.append(nil)
+                    case .old(let path): origins.append(oldStarts[path.section] + header + path.row)
+                    }
+                }
+            }
+        }
+        var changed = placement.newPaths(of: batch.rows.reloaded).map { newStarts[$0.section] + header + $0.row }
+        if headers { changed += batch.sections.updated.map { newStarts[$0] } }
+        removes(oldCount: oldCount, kept: origins)
+        moves(kept: origins.compactMap { $0 })
+        ranges(of: origins.indices.filter { origins[$0] == nil }, as: Step.insert)
+        ranges(of: changed.sorted(), as: Step.change)
+    }
+
+    /// The old positions no new position comes from, removed from the end backwards.
+    private mutating func removes(oldCount: Int, kept: [Int?]) {
+        var stays = [Bool](repeating: false, count: oldCount)
+        for case let origin? in kept { stays[origin] = true }
+        var end = oldCount
+        while end > 0 {
+            guard !stays[end - 1] else {
+                end -= 1
+                continue
+            }
+            var start = end - 1
+            while start > 0 && !stays[start - 1] { start -= 1 }
+            steps.append(.remove(at: start, count: end - start))
+            end = start
+        }
+    }
+
+    /// Moves that put `kept` (old positions, in new order) in order: the longest run that is
+    /// already in order stays, and each other item goes right after the one before it in
+    /// the new order, in new order.
+    private mutating func moves(kept: [Int]) {
+        // After the removes the list holds the kept items in old order.
+        var current = kept.sorted()
+        let stays = longestIncreasingSubsequence(kept)
+        for index in kept.indices where !stays[index] {
+            let from = current.firstIndex(of: kept[index])!
+            current.remove(at: from)
+            let to = index == 0 ? 0 : current.firstIndex(of: kept[index - 1])! + 1
+            current.insert(kept[index], at: to)
+            steps.append(.move(from: from, to: to))
+        }
+    }
+
+    /// One step per run of adjacent positions in `positions` (ascending).
+    private mutating func ranges(of positions: [Int], as step: (Int, Int) -> Step) {
+        var index = 0
+        while index < positions.count {
+            var end = index + 1
+            while end < positions.count && positions[end] == positions[end - 1] + 1 { end += 1 }
+            steps.append(step(positions[index], end - index))
+            index = end
+        }
+    }
+}
