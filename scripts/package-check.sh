@@ -84,7 +84,7 @@ let jsonBatch = try JSONBatch(
     options: DiffOptions()
 )
 var output = JSONOutput()
-output.batch(jsonBatch)
+try output.batch(jsonBatch)
 let text = String(decoding: output.bytes, as: UTF8.self)
 check(text == #"{"rows":{"deleted":[0],"inserted":[1],"reloaded":[],"moved":[]},"counts":{"old":2,"new":2}}"#, "JSON batch \(text)")
 

@@ -1,12 +1,19 @@
 import BatchDiffJSON
 import HTTPServer
 
-/// `changedMembers` and `maxChanges` (docs/batch-format.md §7), read from a request: the
-/// query of a feed's `PUT` and `changes`, or `options` of `POST /diff`.
+/// `format`, `changedMembers` and `maxChanges` (docs/batch-format.md §7, §8), read from a
+/// request: the query of a feed's `PUT` and `changes`, or `options` of `POST /diff`.
 extension AnswerOptions {
-    /// The options in `query`: `changedMembers=true|false`, `maxChanges=N` (N ≥ 0).
+    /// The options in `query`: `format=batch|steps`, `changedMembers=true|false`,
+    /// `maxChanges=N` (N ≥ 0).
     init(query: [String: String]) throws(Problem) {
         self.init()
+        if let text = query["format"] {
+            guard let format = Format(rawValue: text) else {
+                throw Problem.badQuery("format: expected \(Self.formatNames), not \(text.prefix(40).debugDescription)")
+            }
+            self.format = format
+        }
         if let text = query["changedMembers"] {
             guard let value = Bool(text) else {
                 throw Problem.badQuery("changedMembers: expected true or false, not \(text.prefix(40).debugDescription)")
@@ -19,12 +26,26 @@ extension AnswerOptions {
             }
             maxChanges = value
         }
+        if let mismatch = formatMismatch { throw Problem.badQuery(mismatch) }
     }
+
+    /// Why the options do not go together: `changedMembers` belongs to the batch format.
+    var formatMismatch: String? {
+        changedMembers && format != .batch ? "changedMembers: belongs to the batch format, not \(format.rawValue)" : nil
+    }
+
+    /// The formats, for messages: "batch or steps".
+    static var formatNames: String { Format.allCases.map(\.rawValue).joined(separator: " or ") }
 
     /// Reads `value`, the member `name` of `options` in a `POST /diff` body, when it is one
     /// of these options; returns false for other names.
     mutating func read(_ name: String, _ value: JSONValue) throws(Problem) -> Bool {
         switch name {
+        case "format":
+            guard let text = value.string, let format = Format(rawValue: text) else {
+                throw Problem.invalidOption("options.format: expected \(Self.formatNames), found \(String(decoding: value.text.prefix(40), as: UTF8.self))")
+            }
+            self.format = format
         case "changedMembers":
             guard let flag = value.bool else { throw Problem.invalidOption("options.changedMembers: expected true or false, found \(value.kindName)") }
             changedMembers = flag

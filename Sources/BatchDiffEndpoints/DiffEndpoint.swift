@@ -4,7 +4,7 @@ import HTTPServer
 
 extension BatchDiffService {
     /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true,
-    /// "changedMembers": false, "maxChanges": N}}`.
+    /// "format": "batch", "changedMembers": false, "maxChanges": N}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         // `old` and `new` are read as the body is parsed, with the default identity member;
         // a body whose options name another is read again with it (the first reading let go).
@@ -72,12 +72,17 @@ extension BatchDiffService {
             }
         }
         var output = JSONOutput(capacity: 4096)
-        output.batch(batch, options: body.answer, changedMembers: changed)
+        do {
+            try output.batch(batch, options: body.answer, changedMembers: changed)
+        } catch {
+            throw Problem.internalError("writing the batch: \(error)")
+        }
         return .json(200, output.bytes)
     }
 
     /// Reads `options`: `idKey` (a non-empty string), `moves` (a Boolean), and the answer
-    /// options `changedMembers` and `maxChanges`. Anything else is a 400 naming the member.
+    /// options `format`, `changedMembers` and `maxChanges`. Anything else is a 400 naming
+    /// the member.
     private static func options(_ value: JSONValue?) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions) {
         var idKey = "id"
         var options = DiffOptions()
@@ -98,10 +103,11 @@ extension BatchDiffService {
                 continue
             default:
                 throw Problem.invalidOption(
-                    "options: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected idKey, moves, changedMembers, maxChanges"
+                    "options: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected idKey, moves, format, changedMembers, maxChanges"
                 )
             }
         }
+        if let mismatch = answer.formatMismatch { throw Problem.invalidOption("options.\(mismatch)") }
         return (idKey, options, answer)
     }
 }

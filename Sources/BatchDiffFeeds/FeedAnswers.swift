@@ -4,20 +4,24 @@ import BatchDiffJSON
 /// The JSON answers of feed routes, written in one place.
 enum FeedAnswers {
     /// The answer to a `PUT`: `{"feed","version","changed", ...batch}`, the batch as
-    /// `options` ask for it (docs/batch-format.md §7).
+    /// `options` ask for it (docs/batch-format.md §7, §8).
     static func write(
         feed: String, version: Int, changed: Bool, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
         changedMembers: ChangedMembers? = nil
-    ) -> [UInt8] {
+    ) throws(FeedError) -> [UInt8] {
         var output = JSONOutput()
-        output.object { output in
-            output.key("feed")
-            output.string(feed)
-            output.key("version")
-            output.integer(version)
-            output.key("changed")
-            output.bool(changed)
-            output.batchMembers(batch, options: options, changedMembers: changedMembers)
+        do {
+            try output.object { output in
+                output.key("feed")
+                output.string(feed)
+                output.key("version")
+                output.integer(version)
+                output.key("changed")
+                output.bool(changed)
+                try output.batchMembers(batch, options: options, changedMembers: changedMembers)
+            }
+        } catch {
+            throw .internalFailure("feed \(feed): the answer to the write of version \(version): \(error)")
         }
         return output.bytes
     }
@@ -62,7 +66,8 @@ enum FeedAnswers {
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
     /// version `from`, aligned one-to-one with the batch's index lists. A batch past the
     /// client's `maxChanges` is `{"feed","from","to","reload":true,"counts","data"}`, `data`
-    /// the whole latest collection.
+    /// the whole latest collection. In the steps format, `{"feed","from","to","steps","counts"}`,
+    /// insert and change steps carrying their new elements.
     static func changes(
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
         changedMembers: ChangedMembers? = nil
@@ -81,6 +86,9 @@ enum FeedAnswers {
                     output.reloadMembers(batch)
                     output.key("data")
                     output.value(text: latest.bytes)
+                } else if options.format == .steps {
+                    let elements = FlatElements(latest)
+                    try output.stepsMembers(batch) { output, position in try elements.write(position, into: &output) }
                 } else {
                     output.batchMembers(batch, changedMembers: changedMembers)
                     output.key("values")
@@ -125,3 +133,51 @@ enum FeedAnswers {
         }
     }
 }
+
+/// The elements of a snapshot's flat list, as an adapter shows it (docs/batch-format.md
+/// §8): a list's items, or each section's header (its object without `items`) followed by
+/// its items; written by position.
+private struct FlatElements {
+    let text: [UInt8]
+    let collection: JSONCollection
+    /// For a sectioned snapshot, where each section's header stands in the flat list.
+    let starts: [Int]
+
+    init(_ snapshot: Snapshot) {
+        text = snapshot.bytes
+        collection = snapshot.collection
+        var starts: [Int] = []
+        if case .sectioned(let sections) = collection {
+            var position = 0
+            for section in sections {
+                starts.append(position)
+                position += 1 + section.items.count
+            }
+        }
+        self.starts = starts
+    }
+
+    /// Writes the element at flat position `position`.
+    func write(_ position: Int, into output: inout JSONOutput) throws {
+        switch collection {
+        case .list(let items):
+            output.value(text: text[items[position].span])
+        case .sectioned(let sections):
+            // The last section whose header stands at or before the position.
+            var low = 0
+            var high = starts.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if starts[middle] <= position { low = middle } else { high = middle - 1 }
+            }
+            let section = sections[low]
+            if position == starts[low] {
+                // A header is its section's text read again without the items.
+                output.object(try JSONDocument(bytes: Array(text[section.header.span])).root, without: "items")
+            } else {
+                output.value(text: text[section.items[position - starts[low] - 1].span])
+            }
+        }
+    }
+}
+

@@ -90,7 +90,7 @@ public final class Feeds: Sendable {
                 if stored.snapshot.fingerprint == snapshot.fingerprint {
                     let unchanged = JSONBatch.unchanged(stored.snapshot.collection)
                     let same = (stored.snapshot.collection, stored.snapshot.bytes)
-                    let body = FeedAnswers.write(
+                    let body = try FeedAnswers.write(
                         feed: id.name, version: latest, changed: false, batch: unchanged, options: options,
                         changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
                     )
@@ -121,7 +121,7 @@ public final class Feeds: Sendable {
         let batch = try batch(from: base.collection, to: latest.collection)
         let changes = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
-        return (FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed), changes)
+        return (try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed), changes)
     }
 
     /// The changed members of `batch` from `old` (a collection and the text it was read

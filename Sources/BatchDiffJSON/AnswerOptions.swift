@@ -1,16 +1,26 @@
 import BatchDiff
 
-/// What a client asks of a batch answer beyond the batch (docs/batch-format.md §7):
+/// What a client asks of a batch answer beyond the batch (docs/batch-format.md §7, §8):
 /// `changedMembers` and `maxChanges`, options of `POST /diff` and query parameters of a
-/// feed's `PUT` and `changes`.
+/// feed's `PUT` and `changes`, and the `format` the diff is written in.
 public struct AnswerOptions: Hashable, Sendable {
+    /// How the diff is written.
+    public enum Format: String, Hashable, Sendable, CaseIterable {
+        /// The batch (docs/batch-format.md §2), for UIKit.
+        case batch
+        /// Steps on the flat list an adapter shows (§8), for Android.
+        case steps
+    }
+
+    public var format: Format
     /// Whether the batch lists, for each reloaded row and updated section, the names of the
     /// top-level members that changed.
     public var changedMembers: Bool
     /// The most operations a batch may hold; past it the answer is a reload.
     public var maxChanges: Int?
 
-    public init(changedMembers: Bool = false, maxChanges: Int? = nil) {
+    public init(format: Format = .batch, changedMembers: Bool = false, maxChanges: Int? = nil) {
+        self.format = format
         self.changedMembers = changedMembers
         self.maxChanges = maxChanges
     }

@@ -38,6 +38,48 @@ extension JSONOutput {
         counts(of: batch)
     }
 
+    /// Appends `"steps":[…]` and `"counts":…`: `batch` as steps on the flat list an adapter
+    /// shows (docs/batch-format.md §8). With `values`, each insert and change step carries
+    /// the new elements it brings: `values(p)` writes the element at new flat position `p`.
+    public mutating func stepsMembers(_ batch: JSONBatch, values: ((inout JSONOutput, Int) throws -> Void)?) throws {
+        let steps = switch batch {
+        case .list(let batch): try batch.steps()
+        case .sectioned(let batch): try batch.steps()
+        }
+        key("steps")
+        try array(steps) { output, step in
+            try output.object { output in
+                switch step {
+                case .remove(let at, let count): try output.step("remove", at: at, count: count, values: nil)
+                case .insert(let at, let count): try output.step("insert", at: at, count: count, values: values)
+                case .change(let at, let count): try output.step("change", at: at, count: count, values: values)
+                case .move(let from, let to):
+                    output.key("op")
+                    output.string("move")
+                    output.key("from")
+                    output.integer(from)
+                    output.key("to")
+                    output.integer(to)
+                }
+            }
+        }
+        counts(of: batch)
+    }
+
+    /// The members of a range step: `op`, `at`, `count`, and the values of its positions.
+    private mutating func step(_ op: String, at: Int, count: Int, values: ((inout JSONOutput, Int) throws -> Void)?) throws {
+        key("op")
+        string(op)
+        key("at")
+        integer(at)
+        key("count")
+        integer(count)
+        if let values {
+            key("values")
+            try array(at..<(at + count), values)
+        }
+    }
+
     /// Appends `"counts":…`: two integers for a list, two arrays for sections.
     private mutating func counts(of batch: JSONBatch) {
         key("counts")
@@ -71,15 +113,18 @@ extension JSONOutput {
 
     /// Appends `batch` as a whole JSON object, as `options` ask for it (a reload past
     /// `maxChanges`; the changed members when given).
-    public mutating func batch(_ batch: JSONBatch, options: AnswerOptions = AnswerOptions(), changedMembers: ChangedMembers? = nil) {
-        object { $0.batchMembers(batch, options: options, changedMembers: changedMembers) }
+    public mutating func batch(_ batch: JSONBatch, options: AnswerOptions = AnswerOptions(), changedMembers: ChangedMembers? = nil) throws {
+        try object { try $0.batchMembers(batch, options: options, changedMembers: changedMembers) }
     }
 
     /// Appends the members of `batch` as `options` ask for it: ``reloadMembers(_:)`` past
-    /// `maxChanges`, else ``batchMembers(_:changedMembers:)``.
-    public mutating func batchMembers(_ batch: JSONBatch, options: AnswerOptions, changedMembers: ChangedMembers?) {
+    /// `maxChanges`, else ``batchMembers(_:changedMembers:)`` or, in the steps format,
+    /// ``stepsMembers(_:values:)`` (without values).
+    public mutating func batchMembers(_ batch: JSONBatch, options: AnswerOptions, changedMembers: ChangedMembers?) throws {
         if options.reloads(batch) {
             reloadMembers(batch)
+        } else if options.format == .steps {
+            try stepsMembers(batch, values: nil)
         } else {
             batchMembers(batch, changedMembers: changedMembers)
         }

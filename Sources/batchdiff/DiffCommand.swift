@@ -32,7 +32,7 @@ struct DiffCommand: ParsableCommand {
         do {
             let batch = try JSONBatch(from: oldCollection, to: newCollection, options: DiffOptions(allowsMoves: !noMoves))
             var output = JSONOutput()
-            output.batch(batch)
+            try output.batch(batch)
             output.newline()
             FileHandle.standardOutput.write(Data(output.bytes))
         } catch {

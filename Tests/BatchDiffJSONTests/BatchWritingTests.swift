@@ -12,7 +12,7 @@ final class BatchWritingTests: XCTestCase {
     func testListBatchJSON() throws {
         let batch = try JSONBatch(from: collection(#"["a","b","c"]"#), to: collection(#"["c","a","d"]"#), options: DiffOptions())
         var output = JSONOutput()
-        output.batch(batch)
+        try output.batch(batch)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(output.bytes)) as? [String: Any])
         XCTAssertNil(object["sections"], "lists have no sections member")
         let rows = try XCTUnwrap(object["rows"] as? [String: Any])

@@ -1,0 +1,88 @@
+import Foundation
+import XCTest
+
+/// The steps format (docs/batch-format.md §8) through the server: applied by an adapter
+/// written here (positions as each step finds the list), on the seed example and on random
+/// feed versions, lists and sections.
+final class StepsFormatTests: ServerTestCase {
+    /// The flat list an adapter shows: a list's items, or each section's header (the section
+    /// without `items`) followed by its items, as canonical JSON texts.
+    private func flat(_ collection: Any) -> [String] {
+        if let items = collection as? [Any] { return items.map(canonicalJSON) }
+        let sections = (collection as? [String: Any])?["sections"] as? [[String: Any]] ?? []
+        return sections.flatMap { section -> [String] in
+            var header = section
+            header["items"] = nil
+            return [canonicalJSON(header)] + ((section["items"] as? [Any]) ?? []).map(canonicalJSON)
+        }
+    }
+
+    /// Applies `steps` to `old`; inserted and changed positions take the step's `values`
+    /// (or, without values, a placeholder).
+    private func apply(_ steps: [[String: Any]], to old: [String]) throws -> [String] {
+        var list = old
+        for step in steps {
+            let values = (step["values"] as? [Any])?.map(canonicalJSON)
+            switch step["op"] as? String {
+            case "remove":
+                let at = step["at"] as! Int, count = step["count"] as! Int
+                list.removeSubrange(at..<(at + count))
+            case "insert":
+                let at = step["at"] as! Int, count = step["count"] as! Int
+                list.insert(contentsOf: values ?? Array(repeating: "inserted", count: count), at: at)
+            case "move":
+                list.insert(list.remove(at: step["from"] as! Int), at: step["to"] as! Int)
+            case "change":
+                let at = step["at"] as! Int, count = step["count"] as! Int
+                list.replaceSubrange(at..<(at + count), with: values ?? Array(repeating: "changed", count: count))
+            default:
+                XCTFail("unknown step \(step)")
+            }
+        }
+        return list
+    }
+
+    func testTheListExampleAndBadFormats() throws {
+        let client = try startServer().client
+        let answer = assertJSON(try client.post("/diff", #"{"old": ["a", "b", "c", "d"], "new": ["d", "a", "b", "e"], "options": {"format": "steps"}}"#))
+        XCTAssertEqual(canonicalJSON(answer), canonicalJSON(parseJSON(#"""
+            {"steps": [{"op": "remove", "at": 2, "count": 1}, {"op": "move", "from": 2, "to": 0}, {"op": "insert", "at": 3, "count": 1}],
+             "counts": {"old": 4, "new": 4}}
+            """#)))
+        XCTAssertEqual(try apply(answer["steps"] as! [[String: Any]], to: flat(["a", "b", "c", "d"])), [#""d""#, #""a""#, #""b""#, "inserted"])
+        for format in [#""STEPS""#, #""""#, "null", "3"] {
+            assertProblem(try client.post("/diff", #"{"old": [], "new": [], "options": {"format": \#(format)}}"#), 400, "invalid_option")
+        }
+        assertProblem(try client.post("/diff", #"{"old": [], "new": [], "options": {"format": "steps", "changedMembers": true}}"#), 400, "invalid_option")
+        _ = assertVersion(try client.put("/feeds/f", "[1]"))
+        assertProblem(try client.get("/feeds/f/changes?since=0&format=Steps"), 400, "invalid_query")
+        // maxChanges applies to every format.
+        let reload = assertJSON(try client.post("/diff", #"{"old": [1, 2], "new": [3], "options": {"format": "steps", "maxChanges": 2}}"#))
+        XCTAssertEqual(reload["reload"] as? Bool, true)
+    }
+
+    /// From each of the last versions (and from nothing), the steps with their values turn
+    /// the client's flat list into the latest one exactly.
+    func testStepsOfRandomFeedVersionsApply() throws {
+        let client = try startServer(["--max-versions", "64"]).client
+        for sectioned in [false, true] {
+            let feed = sectioned ? "sections" : "list"
+            var generator = SnapshotGenerator(seed: sectioned ? 5 : 6)
+            var snapshot: Any = sectioned ? ["sections": []] as [String: Any] : [] as [Any]
+            var held: [(version: Int, flat: [String])] = [(0, [])]
+            for _ in 0..<24 {
+                snapshot = sectioned ? generator.nextSectioned(after: snapshot as! [String: Any]) : generator.nextList(after: snapshot as! [Any])
+                let text = jsonText(snapshot)
+                let version = assertVersion(try client.put("/feeds/\(feed)", text))
+                let latest = flat(parseJSON(text))
+                for (since, old) in [held[0]] + held.dropFirst().suffix(4) {
+                    let answer = assertJSON(try client.get("/feeds/\(feed)/changes?since=\(since)&format=steps"))
+                    XCTAssertNil(answer["values"])
+                    let steps = answer["steps"] as? [[String: Any]] ?? []
+                    XCTAssertEqual(try apply(steps, to: old), latest, "\(feed) from \(since) to \(version): \(steps)")
+                }
+                held.append((version, latest))
+            }
+        }
+    }
+}
