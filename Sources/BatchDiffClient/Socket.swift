@@ -10,15 +10,19 @@ import Foundation
 /// client touches file descriptors and unsafe pointers.
 ///
 /// Its calls block; ``SocketTransport`` makes them off the caller's thread. ``abort()`` may
-/// be called from any thread: it wakes a blocked call, which then throws.
-final class Socket: @unchecked Sendable {  // `aborted` is read and written under `lock`
-    private let descriptor: Int32
+/// be called from any thread, from the moment the socket exists: it wakes a blocked call,
+/// a connect included, which then throws.
+final class Socket: @unchecked Sendable {  // `descriptor` and `aborted` are read and written under `lock`
     private let lock = NSLock()
+    /// The connection's descriptor, or the one being connected; -1 before.
+    private var descriptor: Int32 = -1
     private var aborted = false
+
+    init() {}
 
     /// Connects to `host` (a name or an address) at `port` before `deadline`, trying each
     /// address the name resolves to in turn.
-    init(host: String, port: UInt16, deadline: DispatchTime) throws(TransportError) {
+    func connect(host: String, port: UInt16, deadline: DispatchTime) throws(TransportError) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -45,25 +49,45 @@ final class Socket: @unchecked Sendable {  // `aborted` is read and written unde
             // A send to a closed peer must fail, not raise SIGPIPE (Glibc passes MSG_NOSIGNAL).
             setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            if connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
+            // Held before connecting, so that an abort wakes the connect's wait.
+            guard hold(descriptor) else {
+                close(descriptor)
+                throw TransportError("cancelled")
+            }
+            #if canImport(Glibc)
+            let started = Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen)
+            #else
+            let started = Darwin.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen)
+            #endif
+            if started == 0 || errno == EINPROGRESS,
                Self.wait(descriptor, for: Int16(POLLOUT), until: deadline) {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-                if error == 0 {
-                    self.descriptor = descriptor
-                    return
-                }
+                try checkAborted()
+                if error == 0 { return }
                 lastError = String(cString: strerror(error))
             } else {
+                try checkAborted()
                 lastError = DispatchTime.now() >= deadline ? "timed out" : String(cString: strerror(errno))
             }
+            _ = hold(-1)
             close(descriptor)
         }
         throw TransportError("cannot connect to \(host):\(port): \(lastError)")
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Makes `descriptor` the socket's; false when the socket was aborted already.
+    private func hold(_ descriptor: Int32) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        self.descriptor = descriptor
+        return !aborted
+    }
 
     /// Sends all of `bytes` before `deadline`.
     func send(_ bytes: [UInt8], deadline: DispatchTime) throws(TransportError) {
@@ -110,8 +134,9 @@ final class Socket: @unchecked Sendable {  // `aborted` is read and written unde
     func abort() {
         lock.lock()
         aborted = true
+        let descriptor = self.descriptor
         lock.unlock()
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        if descriptor >= 0 { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private var isAborted: Bool {

@@ -24,8 +24,9 @@ public struct SocketTransport: HTTPTransport {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async { [maxBodyBytes] in
                     continuation.resume(with: Result { () throws(TransportError) -> HTTPClientResponse in
-                        let socket = try Socket(host: target.host, port: target.port, deadline: deadline)
+                        let socket = Socket()
                         guard connection.hold(socket) else { throw TransportError("cancelled") }
+                        try socket.connect(host: target.host, port: target.port, deadline: deadline)
                         try socket.send(try target.head(of: request) + request.body, deadline: deadline)
                         var reader = ResponseReader(socket: socket, deadline: deadline, maxBodyBytes: maxBodyBytes)
                         return try reader.response(toMethod: request.method)

@@ -134,6 +134,26 @@ final class ClientLibraryTests: ServerTestCase {
         }
     }
 
+    /// Cancelling a follower parked in a long poll over the socket transport ends it at once.
+    func testCancellingASocketFollowerEndsIt() async throws {
+        let server = try startServer()
+        _ = assertVersion(try server.client.put("/feeds/c", "[1]"))
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "c", transport: SocketTransport(), wait: 30)
+        ) { $0.identity() }
+        let parked = Task {
+            var updates = 0
+            for try await _ in follower { updates += 1 }
+            return updates
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let started = Date()
+        parked.cancel()
+        let updates = try await parked.value
+        XCTAssertEqual(updates, 1, "the first version, then parked")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+    }
+
     /// A token the server refuses ends the sequence with the problem.
     func testARefusedTokenEndsTheFollower() async throws {
         let server = try startServer(["--read-token", "reader"])
