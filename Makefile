@@ -41,6 +41,7 @@ run: deps release
 	.build/release/batchdiff serve
 
 test: deps-test build
+	scripts/test-venv.sh >/dev/null
 	swift test
 	scripts/api-check.sh
 	scripts/package-check.sh

@@ -5,7 +5,7 @@
 #  3. runs schemathesis against it (server errors, documented status codes, content types
 #     and response schemas), bounded by a number of examples and a wall-clock timeout;
 #  4. stops the server with SIGTERM and requires exit status 0.
-# Tools go into a venv in .build/venv (created on first use).
+# Tools come from the tests' venv (scripts/test-venv.sh).
 # Env: BATCHDIFF_BIN (default .build/debug/batchdiff), API_CHECK_EXAMPLES (default 50 per
 # operation), API_CHECK_TIMEOUT (seconds, default 180), API_CHECK_SEED (default 1, so
 # CI replays the same cases; `random` draws a fresh seed and prints it).
@@ -17,24 +17,9 @@ die() { printf 'api-check: FAIL: %s\n' "$*" >&2; exit 1; }
 bin=${BATCHDIFF_BIN:-.build/debug/batchdiff}
 examples=${API_CHECK_EXAMPLES:-50}
 limit=${API_CHECK_TIMEOUT:-180}
-venv=.build/venv
-pins=(openapi-spec-validator==0.9.0 schemathesis==4.32.5)
-
 # --- Tools ---------------------------------------------------------------------------------
-if ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
-  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    say "installing python3-venv"
-    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-  fi
-  rm -rf "$venv"; python3 -m venv "$venv"
-fi
-want=$(printf '%s\n' "${pins[@]}" | sort)
-have=$("$venv/bin/pip" freeze 2>/dev/null | grep -iE '^(openapi-spec-validator|schemathesis)==' | sort -f || true)
-if [ "${want,,}" != "${have,,}" ]; then
-  say "installing ${pins[*]} into $venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"
-fi
+scripts/test-venv.sh >/dev/null
+venv=.build/venv
 
 # --- 1. The spec -------------------------------------------------------------------------
 "$venv/bin/openapi-spec-validator" openapi.yaml

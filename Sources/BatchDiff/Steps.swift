@@ -35,6 +35,48 @@ extension ListBatch {
     }
 }
 
+/// A sectioned batch as steps at two levels, for a document that keeps rows inside their
+/// sections (an RFC 6902 JSON Patch): first the steps on each section's rows, each section
+/// still at its old index; then the steps on the sections themselves.
+public struct NestedSteps: Sendable {
+    /// For each old section that stays or moves, in old order: its old and new index, and
+    /// the steps that turn its rows into those of its new section. Rows that come from
+    /// another section are inserted there (and removed where they were); inserts and
+    /// changes are at positions of the new section's rows.
+    public var rows: [(oldSection: Int, newSection: Int, steps: [Step])]
+    /// The steps on the sections once their rows are done: removes, moves and inserts (of
+    /// whole new sections), never a change.
+    public var sections: [Step]
+}
+
+extension SectionedBatch {
+    /// This batch as ``NestedSteps``.
+    public func nestedSteps() throws -> NestedSteps {
+        let placement = try Placement(self)
+        var rows: [(oldSection: Int, newSection: Int, steps: [Step])] = []
+        var newSectionOfOld = [Int?](repeating: nil, count: oldCounts.count)
+        for (newSection, origin) in placement.sections.enumerated() {
+            if case .old(let oldSection) = origin { newSectionOfOld[oldSection] = newSection }
+        }
+        let reloaded = Set(self.rows.reloaded)
+        for (oldSection, landing) in newSectionOfOld.enumerated() {
+            guard let newSection = landing else { continue }
+            var changed: [Int] = []
+            let origins = (placement.rows[newSection] ?? []).enumerated().map { row, origin -> Int? in
+                guard case .old(let path) = origin, path.section == oldSection else { return nil }
+                if reloaded.contains(path) { changed.append(row) }
+                return path.row
+            }
+            rows.append((oldSection, newSection, Steps(oldCount: oldCounts[oldSection], origins: origins, changed: changed).steps))
+        }
+        let sectionChanges = ListBatch(
+            rows: RowChanges(deleted: sections.deleted, inserted: sections.inserted, moved: sections.moved),
+            oldCount: oldCounts.count, newCount: newCounts.count
+        )
+        return NestedSteps(rows: rows, sections: try sectionChanges.steps())
+    }
+}
+
 /// The steps of a batch: where each position of the new flat list comes from, then the
 /// steps that get there.
 private struct Steps {
@@ -70,6 +112,12 @@ private struct Steps {
         }
         var changed = placement.newPaths(of: batch.rows.reloaded).map { newStarts[$0.section] + header + $0.row }
         if headers { changed += batch.sections.updated.map { newStarts[$0] } }
+        self.init(oldCount: oldCount, origins: origins, changed: changed)
+    }
+
+    /// The steps from a list of `oldCount` elements to the one where position `p` holds old
+    /// element `origins[p]` (nil: a new one), `changed` naming positions whose content changes.
+    init(oldCount: Int, origins: [Int?], changed: [Int]) {
         removes(oldCount: oldCount, kept: origins)
         moves(kept: origins.compactMap { $0 })
         ranges(of: origins.indices.filter { origins[$0] == nil }, as: Step.insert)

@@ -11,7 +11,7 @@ extension BatchDiffService {
         var body = try Self.readBody(request, idKey: "id")
         if body.idKey != "id" {
             let idKey = body.idKey
-            (body.old, body.new) = (.list([]), .list([]))
+            (body.old, body.new) = (.list([]), .list([]))  // let go before reading again
             body = try Self.readBody(request, idKey: idKey)
         }
         return try Self.batchAnswer(body, text: request.body)
@@ -22,6 +22,9 @@ extension BatchDiffService {
     private struct DiffBody {
         var old: JSONCollection
         var new: JSONCollection
+        /// The values `old` and `new` were read from (a JSON Patch patches them whole).
+        var oldValue: JSONValue
+        var newValue: JSONValue
         var idKey: String
         var options: DiffOptions
         var answer: AnswerOptions
@@ -47,7 +50,7 @@ extension BatchDiffService {
         do {
             return DiffBody(
                 old: try old.collection(idKey: readWith, path: "old"), new: try new.collection(idKey: readWith, path: "new"),
-                idKey: idKey, options: diffOptions, answer: answerOptions
+                oldValue: old, newValue: new, idKey: idKey, options: diffOptions, answer: answerOptions
             )
         } catch {
             throw Problem.wrongShape(error)
@@ -73,9 +76,16 @@ extension BatchDiffService {
         }
         var output = JSONOutput(capacity: 4096)
         do {
+            if body.answer.format == .jsonPatch && !body.answer.reloads(batch) {
+                try output.jsonPatch(
+                    batch, from: PatchSide(collection: body.old, text: text, value: body.oldValue),
+                    to: PatchSide(collection: body.new, text: text, value: body.newValue)
+                )
+                return HTTPResponse(status: 200, headers: [("Content-Type", "application/json-patch+json")], body: output.bytes)
+            }
             try output.batch(batch, options: body.answer, changedMembers: changed)
         } catch {
-            throw Problem.internalError("writing the batch: \(error)")
+            throw Problem.internalError("writing the answer: \(error)")
         }
         return .json(200, output.bytes)
     }

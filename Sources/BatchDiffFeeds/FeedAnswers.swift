@@ -101,6 +101,30 @@ enum FeedAnswers {
         return output.bytes
     }
 
+    /// The answer to `changes?since=&format=json-patch`: the bare RFC 6902 patch from the
+    /// client's version (`old`, its collection and text; empty for version 0) to `latest`.
+    static func patch(
+        _ batch: JSONBatch, from old: (collection: JSONCollection, text: [UInt8]), to latest: Snapshot, idKey: String
+    ) throws(FeedError) -> [UInt8] {
+        do {
+            // Version 0 is the empty collection of the feed's shape.
+            let empty = switch latest.collection {
+            case .list: "[]"
+            case .sectioned: #"{"sections":[]}"#
+            }
+            let oldText = old.text.isEmpty ? Array(empty.utf8) : old.text
+            let sides = (
+                PatchSide(collection: old.collection, text: old.text, value: try JSONDocument(bytes: oldText, collections: .root, idKey: idKey).root),
+                PatchSide(collection: latest.collection, text: latest.bytes, value: try JSONDocument(bytes: latest.bytes, collections: .root, idKey: idKey).root)
+            )
+            var output = JSONOutput(capacity: 1024)
+            try output.jsonPatch(batch, from: sides.0, to: sides.1)
+            return output.bytes
+        } catch {
+            throw .internalFailure("the JSON Patch to version \(latest.version): \(error)")
+        }
+    }
+
     private static func values(of batch: JSONBatch, from latest: Snapshot, into output: inout JSONOutput) throws {
         let text = latest.bytes
         func rows(_ inserted: [JSONItem], _ reloaded: [JSONItem]) {

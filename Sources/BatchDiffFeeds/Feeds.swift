@@ -154,23 +154,29 @@ public final class Feeds: Sendable {
     /// The batch from version `since` of feed `id` to its latest, with the values, as
     /// `options` ask for it. A client at the latest waits up to `wait` for the next version
     /// (a long poll).
-    public func changes(of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()) async throws(FeedError) -> [UInt8] {
+    public func changes(
+        of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()
+    ) async throws(FeedError) -> ChangesAnswer {
         let wake = wait > .zero ? longPolls.register(on: id) : nil
         defer { if let wake { longPolls.unregister(wake, from: id) } }
-        guard var found = try await store.latest(of: id)?.snapshot else { throw .notFound(id) }
-        if let wake, found.version == since {
+        guard var found = try await store.latest(of: id) else { throw .notFound(id) }
+        if let wake, found.snapshot.version == since {
             await wake.wait(upTo: wait)
-            guard let now = try await store.latest(of: id)?.snapshot else { throw .notFound(id) }
+            guard let now = try await store.latest(of: id) else { throw .notFound(id) }
             found = now
         }
-        let latest = found
+        let (latest, idKey) = (found.snapshot, found.idKey)
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
         let question = AnswerCache.Question(feed: id, since: since, latest: latest.version, options: options)
         let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> [UInt8] in
-            let old = try await Self.version(since, of: id, latest: latest, withText: options.changedMembers, in: store)
+            let withText = options.changedMembers || options.format == .jsonPatch
+            let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
             return try await Workers.run { () throws(FeedError) in
                 let batch = try Self.batch(from: old.collection, to: latest.collection)
+                if options.format == .jsonPatch && !options.reloads(batch) {
+                    return try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
+                }
                 return try FeedAnswers.changes(
                     feed: id.name, from: since, latest: latest, batch: batch, options: options,
                     changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: options)
@@ -182,7 +188,7 @@ public final class Feeds: Sendable {
         } else {
             metrics.answersComputed.increment()
         }
-        return answer
+        return ChangesAnswer(body: answer, latest: latest.version)
     }
 
     /// Version `since` of feed `id`, whose latest is `latest`: its collection, and its text
@@ -233,6 +239,16 @@ public final class Feeds: Sendable {
         metrics.record(statistics)
     }
 
+}
+
+/// The answer to `changes`: its JSON (a bare JSON Patch array in that format, else an
+/// object), and the latest version it leads to.
+public struct ChangesAnswer: Sendable {
+    public var body: [UInt8]
+    public var latest: Int
+
+    /// Whether the body is a JSON Patch (a reload past `maxChanges` is an object).
+    public var isPatch: Bool { body.first == UInt8(ascii: "[") }
 }
 
 /// What a write stored, and its answer (`{"feed","version","changed", ...batch}`).

@@ -10,6 +10,8 @@ public struct AnswerOptions: Hashable, Sendable {
         case batch
         /// Steps on the flat list an adapter shows (§8), for Android.
         case steps
+        /// An RFC 6902 JSON Patch from the old document to the new (§8).
+        case jsonPatch = "json-patch"
     }
 
     public var format: Format

@@ -119,8 +119,10 @@ extension JSONOutput {
 
     /// Appends the members of `batch` as `options` ask for it: ``reloadMembers(_:)`` past
     /// `maxChanges`, else ``batchMembers(_:changedMembers:)`` or, in the steps format,
-    /// ``stepsMembers(_:values:)`` (without values).
+    /// ``stepsMembers(_:values:)`` (without values). (A JSON Patch is no object's members:
+    /// ``jsonPatch(_:from:to:)`` writes it.)
     public mutating func batchMembers(_ batch: JSONBatch, options: AnswerOptions, changedMembers: ChangedMembers?) throws {
+        precondition(options.format != .jsonPatch || options.reloads(batch), "a JSON Patch is written by jsonPatch(_:from:to:)")
         if options.reloads(batch) {
             reloadMembers(batch)
         } else if options.format == .steps {

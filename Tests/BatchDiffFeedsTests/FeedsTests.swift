@@ -41,14 +41,14 @@ final class FeedsTests: XCTestCase {
         XCTAssertEqual(unchanged.version, first.version + 1)
         XCTAssertFalse(unchanged.changed, "a snapshot equal as JSON makes no version")
 
-        let answer = try json(await feeds.changes(of: id, since: first.version, wait: .zero))
+        let answer = try json(await feeds.changes(of: id, since: first.version, wait: .zero).body)
         XCTAssertEqual(answer["from"] as? Int, first.version)
         XCTAssertEqual(answer["to"] as? Int, first.version + 1)
         let rows = try XCTUnwrap(answer["rows"] as? [String: Any])
         XCTAssertEqual(rows["inserted"] as? [Int], [2])
         XCTAssertEqual(rows["reloaded"] as? [Int], [0])
         XCTAssertEqual((rows["moved"] as? [[String: Int]])?.first, ["from": 1, "to": 0])
-        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero))
+        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero).body)
         XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0, 1, 2])
         let latest = try await feeds.latest(of: id)
         XCTAssertEqual(latest.version, first.version + 1)
@@ -66,9 +66,9 @@ final class FeedsTests: XCTestCase {
         let matched = try await feeds.write(document("[2]"), to: id, idKey: nil, condition: .latest(in: [1000]))
         XCTAssertEqual(matched.version, 1001)
         // Newer than the latest, and below the series: gone, however long the wait.
-        await assertThrows(.versionGone(id, since: 1002, latest: 1001)) { try await feeds.changes(of: id, since: 1002, wait: .zero) }
-        await assertThrows(.versionGone(id, since: 9, latest: 1001)) { try await feeds.changes(of: id, since: 9, wait: .zero) }
-        await assertThrows(.versionGone(id, since: (1 << 53) - 1, latest: 1001)) { try await feeds.changes(of: id, since: (1 << 53) - 1, wait: .seconds(30)) }
+        await assertThrows(.versionGone(id, since: 1002, latest: 1001)) { try await feeds.changes(of: id, since: 1002, wait: .zero).body }
+        await assertThrows(.versionGone(id, since: 9, latest: 1001)) { try await feeds.changes(of: id, since: 9, wait: .zero).body }
+        await assertThrows(.versionGone(id, since: (1 << 53) - 1, latest: 1001)) { try await feeds.changes(of: id, since: (1 << 53) - 1, wait: .seconds(30)).body }
         do {
             _ = try await feeds.write(document(#"{"sections":[]}"#), to: id, idKey: nil, condition: .none)
             XCTFail("a list feed took a sectioned snapshot")
@@ -92,9 +92,9 @@ final class FeedsTests: XCTestCase {
             let written = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none)
             XCTAssertEqual(written.version, version)
         }
-        await assertThrows(.versionGone(id, since: 1001, latest: 1003)) { try await feeds.changes(of: id, since: 1001, wait: .zero) }
+        await assertThrows(.versionGone(id, since: 1001, latest: 1003)) { try await feeds.changes(of: id, since: 1001, wait: .zero).body }
         XCTAssertEqual(store.statistics.versions, 2)
-        let answer = try await feeds.changes(of: id, since: 1002, wait: .zero)
+        let answer = try await feeds.changes(of: id, since: 1002, wait: .zero).body
         XCTAssertEqual(try json(answer)["to"] as? Int, 1003)
     }
 
@@ -112,12 +112,12 @@ final class FeedsTests: XCTestCase {
         let recreated = try await feeds.write(document(#"["new"]"#), to: id, idKey: nil, condition: .none)
         XCTAssertEqual(recreated.version, 1003, "above the old series although the clock still says 1000")
         for old in 1000...1002 {
-            await assertThrows(.versionGone(id, since: old, latest: 1003)) { try await feeds.changes(of: id, since: old, wait: .zero) }
+            await assertThrows(.versionGone(id, since: old, latest: 1003)) { try await feeds.changes(of: id, since: old, wait: .zero).body }
             await assertThrows(.conditionFailed(id, latest: 1003)) {
                 try await feeds.write(self.document(#"["stale"]"#), to: id, idKey: nil, condition: .latest(in: [old]))
             }
         }
-        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero))
+        let everything = try json(await feeds.changes(of: id, since: 0, wait: .zero).body)
         XCTAssertEqual(everything["from"] as? Int, 0)
         XCTAssertEqual(everything["to"] as? Int, 1003)
         XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0])
@@ -146,7 +146,7 @@ final class FeedsTests: XCTestCase {
         let (feeds, _) = feeds()
         let id = try FeedID("poll")
         let first = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none).version
-        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)) }
+        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)).body }
         try await waitUntilParked(feeds)
         let started = ContinuousClock.now
         _ = try await feeds.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
@@ -154,7 +154,7 @@ final class FeedsTests: XCTestCase {
         XCTAssertEqual(try json(woken)["to"] as? Int, first + 1)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
 
-        let deleted = Task { try await feeds.changes(of: id, since: first + 1, wait: .seconds(30)) }
+        let deleted = Task { try await feeds.changes(of: id, since: first + 1, wait: .seconds(30)).body }
         try await waitUntilParked(feeds)
         try await feeds.delete(id)
         do {
@@ -180,7 +180,7 @@ final class FeedsTests: XCTestCase {
         let second = try await other.write(document("[1,2]"), to: id, idKey: nil, condition: .none)
         XCTAssertEqual(second.version, first + 1)
         let woken = try await poll.value
-        XCTAssertEqual(try json(woken)["to"] as? Int, first + 1)
+        XCTAssertEqual(try json(woken.body)["to"] as? Int, first + 1)
         await assertThrows(.conditionFailed(id, latest: first + 1)) {
             try await mine.write(self.document("[3]"), to: id, idKey: nil, condition: .latest(in: [first]))
         }
@@ -196,13 +196,13 @@ final class FeedsTests: XCTestCase {
         let (feeds, _) = feeds()
         let id = try FeedID("closing")
         let first = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none).version
-        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)) }
+        let poll = Task { try await feeds.changes(of: id, since: first, wait: .seconds(30)).body }
         try await waitUntilParked(feeds)
         feeds.close()
         let answered = try await poll.value
         XCTAssertEqual(try json(answered)["to"] as? Int, first)
         let started = ContinuousClock.now
-        _ = try await feeds.changes(of: id, since: first, wait: .seconds(30))
+        _ = try await feeds.changes(of: id, since: first, wait: .seconds(30)).body
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "after close, a long poll is answered at once")
     }
 

@@ -12,6 +12,7 @@ extension BatchDiffService {
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
         let options = try AnswerOptions(query: request.query)
+        if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
         let condition = request.header("if-match").map(Self.writeCondition(ifMatch:)) ?? .none
         let write = try await feedCall { () async throws(FeedError) in
             try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition, options: options)
@@ -80,7 +81,9 @@ extension BatchDiffService {
         let answer = try await feedCall { () async throws(FeedError) in
             try await self.feeds.changes(of: id, since: since, wait: .seconds(wait), options: options)
         }
-        return .json(200, answer)
+        // A JSON Patch is the bare array; its ETag names the version it leads to.
+        guard answer.isPatch else { return .json(200, answer.body) }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json-patch+json"), ("ETag", "\"\(answer.latest)\"")], body: answer.body)
     }
 
     /// `since` (required) and `wait` (capped by the longest wait configured).

@@ -1,0 +1,151 @@
+import BatchDiff
+
+/// One side of a JSON Patch: the collection, the JSON text its items' spans point into,
+/// and the collection's value (a sectioned collection's members outside `sections` are
+/// patched too).
+public struct PatchSide {
+    public var collection: JSONCollection
+    public var text: [UInt8]
+    public var value: JSONValue
+
+    public init(collection: JSONCollection, text: [UInt8], value: JSONValue) {
+        self.collection = collection
+        self.text = text
+        self.value = value
+    }
+}
+
+/// One operation of an RFC 6902 JSON Patch; values are JSON texts.
+enum PatchOperation {
+    case add(path: String, value: ArraySlice<UInt8>)
+    case remove(path: String)
+    case replace(path: String, value: ArraySlice<UInt8>)
+    case move(from: String, path: String)
+}
+
+extension JSONOutput {
+    /// Appends the RFC 6902 JSON Patch that turns `old` into `new`, `batch` the batch between
+    /// them (docs/batch-format.md §8): paths `/3` for lists; for sections, `/sections/2`,
+    /// `/sections/2/items/4` and `/sections/2/title`. A changed row is replaced whole; a
+    /// changed header or member outside `sections`, member by member; a new section is added
+    /// whole. The operations follow the batch's steps, so the patch is about the size of
+    /// what changed.
+    public mutating func jsonPatch(_ batch: JSONBatch, from old: PatchSide, to new: PatchSide) throws {
+        let operations = try PatchOperation.operations(batch, from: old, to: new)
+        array(operations) { output, operation in
+            output.object { output in
+                switch operation {
+                case .add(let path, let value), .replace(let path, let value):
+                    output.key("op")
+                    output.string(operation.name)
+                    output.key("path")
+                    output.string(path)
+                    output.key("value")
+                    output.value(text: value)
+                case .remove(let path):
+                    output.key("op")
+                    output.string("remove")
+                    output.key("path")
+                    output.string(path)
+                case .move(let from, let path):
+                    output.key("op")
+                    output.string("move")
+                    output.key("from")
+                    output.string(from)
+                    output.key("path")
+                    output.string(path)
+                }
+            }
+        }
+    }
+}
+
+extension PatchOperation {
+    var name: String {
+        switch self {
+        case .add: "add"
+        case .remove: "remove"
+        case .replace: "replace"
+        case .move: "move"
+        }
+    }
+
+    /// The operations from `old` to `new`: for sections, members outside `sections` first,
+    /// then each staying section's header members and rows at its old index, then the
+    /// sections themselves.
+    static func operations(_ batch: JSONBatch, from old: PatchSide, to new: PatchSide) throws -> [PatchOperation] {
+        switch (batch, old.collection, new.collection) {
+        case (.list(let batch), .list, .list(let items)):
+            return rows(try batch.steps(), at: "") { new.text[items[$0].span] }
+        case (.sectioned(let batch), .sectioned(let oldSections), .sectioned(let newSections)):
+            var operations = try members(of: old.value, new.value, at: "", ignoring: "sections")
+            let steps = try batch.nestedSteps()
+            let updated = Set(batch.sections.updated)
+            for (oldSection, newSection, rowSteps) in steps.rows {
+                let base = "/sections/\(oldSection)"
+                if updated.contains(newSection) {
+                    operations += try members(
+                        of: try JSONDocument(bytes: Array(old.text[oldSections[oldSection].header.span])).root,
+                        try JSONDocument(bytes: Array(new.text[newSections[newSection].header.span])).root,
+                        at: base, ignoring: "items"
+                    )
+                }
+                operations += rows(rowSteps, at: base + "/items") { new.text[newSections[newSection].items[$0].span] }
+            }
+            return operations + rows(steps.sections, at: "/sections") { new.text[newSections[$0].header.span] }
+        default:
+            throw BatchError("a batch of another shape than its collections")
+        }
+    }
+
+    /// The operations of `steps` on the array at `base`; `value(p)` is the new element at
+    /// position `p`.
+    private static func rows(_ steps: [Step], at base: String, value: (Int) -> ArraySlice<UInt8>) -> [PatchOperation] {
+        steps.flatMap { step -> [PatchOperation] in
+            switch step {
+            case .remove(let at, let count): Array(repeating: .remove(path: "\(base)/\(at)"), count: count)
+            case .insert(let at, let count): (at..<(at + count)).map { .add(path: "\(base)/\($0)", value: value($0)) }
+            case .change(let at, let count): (at..<(at + count)).map { .replace(path: "\(base)/\($0)", value: value($0)) }
+            case .move(let from, let to): [.move(from: "\(base)/\(from)", path: "\(base)/\(to)")]
+            }
+        }
+    }
+
+    /// The operations that turn the members of object `old` into those of `new`, at
+    /// `base`, the member `ignoring` aside. A name that repeats keeps its last value, as
+    /// JSON Patch appliers read objects.
+    private static func members(of old: JSONValue, _ new: JSONValue, at base: String, ignoring: String) throws -> [PatchOperation] {
+        func byName(_ value: JSONValue) -> [String: JSONValue] {
+            var members: [String: JSONValue] = [:]
+            for (key, member) in value.members { if let name = key.string, name != ignoring { members[name] = member } }
+            return members
+        }
+        let (before, after) = (byName(old), byName(new))
+        var operations: [PatchOperation] = []
+        for name in before.keys.sorted() where after[name] == nil {
+            operations.append(.remove(path: "\(base)/\(pointerToken(name))"))
+        }
+        for (name, member) in after.sorted(by: { $0.key < $1.key }) {
+            let path = "\(base)/\(pointerToken(name))"
+            if let previous = before[name] {
+                if previous.fingerprint != member.fingerprint { operations.append(.replace(path: path, value: member.text)) }
+            } else {
+                operations.append(.add(path: path, value: member.text))
+            }
+        }
+        return operations
+    }
+
+    /// `name` as a JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+    private static func pointerToken(_ name: String) -> String {
+        var token = ""
+        for character in name {
+            switch character {
+            case "~": token += "~0"
+            case "/": token += "~1"
+            default: token.append(character)
+            }
+        }
+        return token
+    }
+}
