@@ -22,7 +22,7 @@ extension SectionedBatch {
     /// longest run of items that can stay in place, so never more items move than the
     /// batch moves. Throws ``BatchError`` when the batch does not fit its counts.
     ///
-    /// - Complexity: O(n log n) for n flat positions, plus O(n) per move.
+    /// - Complexity: O(n log n) for n flat positions.
     public func steps() throws -> [Step] {
         try Steps(self, headers: true).steps
     }
@@ -142,17 +142,32 @@ private struct Steps {
     }
 
     /// Moves that put `kept` (old positions, in new order) in order: the longest run that is
-    /// already in order stays, and each other item goes right after the one before it in
+    /// already in order stays, and each other element goes right after the one before it in
     /// the new order, in new order.
+    ///
+    /// Positions come from a Fenwick tree over old positions, so each move costs O(log n).
+    /// At any moment the list holds the staying elements and the elements not moved yet at
+    /// their old positions, and each moved element right after its *anchor*: the nearest
+    /// staying element before it in the new order (or the front). The tree counts every
+    /// element at its old position, a moved one at its anchor's, so the elements before an
+    /// element not moved yet (or a staying one) are those counted below its old position.
     private mutating func moves(kept: [Int]) {
-        // After the removes the list holds the kept items in old order.
-        var current = kept.sorted()
         let stays = longestIncreasingSubsequence(kept)
-        for index in kept.indices where !stays[index] {
-            let from = current.firstIndex(of: kept[index])!
-            current.remove(at: from)
-            let to = index == 0 ? 0 : current.firstIndex(of: kept[index - 1])! + 1
-            current.insert(kept[index], at: to)
+        // Keys: 0 is the front; old position p is p + 1.
+        var tree = FenwickTree(count: (kept.max() ?? 0) + 2)
+        for old in kept { tree.add(1, at: old + 1) }
+        var anchor = (key: 0, newIndex: -1)  // the front
+        for (newIndex, old) in kept.enumerated() {
+            if stays[newIndex] {
+                anchor = (old + 1, newIndex)
+                continue
+            }
+            let from = tree.count(below: old + 1)
+            tree.add(-1, at: old + 1)
+            // Right after the anchor and the moved elements that follow it in the new order.
+            let anchorIndex = anchor.key == 0 ? -1 : tree.count(below: anchor.key)
+            let to = anchorIndex + (newIndex - anchor.newIndex)
+            tree.add(1, at: anchor.key)
             steps.append(.move(from: from, to: to))
         }
     }
@@ -168,3 +183,32 @@ private struct Steps {
         }
     }
 }
+
+/// Counts of keys `0..<count`, with prefix sums in O(log n).
+private struct FenwickTree {
+    private var sums: [Int]
+
+    init(count: Int) {
+        sums = [Int](repeating: 0, count: count + 1)
+    }
+
+    mutating func add(_ value: Int, at key: Int) {
+        var index = key + 1
+        while index < sums.count {
+            sums[index] += value
+            index += index & -index
+        }
+    }
+
+    /// The sum of the counts of the keys below `key`.
+    func count(below key: Int) -> Int {
+        var index = key
+        var total = 0
+        while index > 0 {
+            total += sums[index]
+            index -= index & -index
+        }
+        return total
+    }
+}
+

@@ -4,7 +4,7 @@ import HTTPServer
 /// `format`, `changedMembers` and `maxChanges` (docs/batch-format.md §7, §8), read from a
 /// request: the query of a feed's `PUT` and `changes`, or `options` of `POST /diff`.
 extension AnswerOptions {
-    /// The options in `query`: `format=batch|steps`, `changedMembers=true|false`,
+    /// The options in `query`: `format=batch|steps|json-patch`, `changedMembers=true|false`,
     /// `maxChanges=N` (N ≥ 0).
     init(query: [String: String]) throws(Problem) {
         self.init()

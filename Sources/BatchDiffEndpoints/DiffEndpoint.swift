@@ -7,14 +7,15 @@ extension BatchDiffService {
     /// "format": "batch", "changedMembers": false, "maxChanges": N}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         // `old` and `new` are read as the body is parsed, with the default identity member;
-        // a body whose options name another is read again with it (the first reading let go).
-        var body = try Self.readBody(request, idKey: "id")
-        if body.idKey != "id" {
-            let idKey = body.idKey
-            (body.old, body.new) = (.list([]), .list([]))  // let go before reading again
-            body = try Self.readBody(request, idKey: idKey)
+        // a body whose options name another is read again with it. Each reading ends with
+        // its turn of the loop, so the first (its document included) is gone before the
+        // second is made.
+        var idKey = "id"
+        while true {
+            let body = try Self.readBody(request, idKey: idKey)
+            if body.idKey == idKey { return try Self.batchAnswer(body, text: request.body) }
+            idKey = body.idKey
         }
-        return try Self.batchAnswer(body, text: request.body)
     }
 
     /// What a `POST /diff` body asks for, its collections read with the identity member
@@ -28,6 +29,7 @@ extension BatchDiffService {
         var idKey: String
         var options: DiffOptions
         var answer: AnswerOptions
+
     }
 
     private static func readBody(_ request: HTTPRequest, idKey readWith: String) throws(Problem) -> DiffBody {

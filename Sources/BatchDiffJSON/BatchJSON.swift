@@ -122,11 +122,12 @@ extension JSONOutput {
     /// ``stepsMembers(_:values:)`` (without values). (A JSON Patch is no object's members:
     /// ``jsonPatch(_:from:to:)`` writes it.)
     public mutating func batchMembers(_ batch: JSONBatch, options: AnswerOptions, changedMembers: ChangedMembers?) throws {
-        precondition(options.format != .jsonPatch || options.reloads(batch), "a JSON Patch is written by jsonPatch(_:from:to:)")
         if options.reloads(batch) {
             reloadMembers(batch)
         } else if options.format == .steps {
             try stepsMembers(batch, values: nil)
+        } else if options.format == .jsonPatch {
+            throw BatchError("a JSON Patch is an array, not an object's members: jsonPatch(_:from:to:) writes it")
         } else {
             batchMembers(batch, changedMembers: changedMembers)
         }

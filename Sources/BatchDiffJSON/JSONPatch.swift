@@ -138,14 +138,15 @@ extension PatchOperation {
 
     /// `name` as a JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
     private static func pointerToken(_ name: String) -> String {
-        var token = ""
-        for character in name {
-            switch character {
-            case "~": token += "~0"
-            case "/": token += "~1"
-            default: token.append(character)
+        // By Unicode scalar: a `/` followed by a combining mark is still a `/`.
+        var token = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "~": token.append(contentsOf: "~0".unicodeScalars)
+            case "/": token.append(contentsOf: "~1".unicodeScalars)
+            default: token.append(scalar)
             }
         }
-        return token
+        return String(token)
     }
 }

@@ -47,8 +47,12 @@ public final class GzipInflater {
 
     deinit { inflateEnd(stream.pointer) }
 
-    /// Inflates `input` onto the end of `output`, which may grow to `limit` bytes at most.
-    public func inflate(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int) throws(GzipError) {
+    /// Inflates `input` onto the end of `output`, which may grow to `limit` bytes at most;
+    /// before each piece is added, `room(size)` is asked whether `output` may grow to `size`
+    /// bytes (a caller that counts memory reserves it there), and a no stops the inflating.
+    public func inflate(
+        _ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int, room: (Int) -> Bool = { _ in true }
+    ) throws(GzipError) {
         guard !input.isEmpty else { return }
         stream.pointer.pointee.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
         stream.pointer.pointee.avail_in = uInt(input.count)
@@ -72,6 +76,7 @@ public final class GzipInflater {
                 return (status, out.count - Int(stream.pointer.pointee.avail_out))
             }
             guard output.count + produced <= limit else { throw .tooLarge }
+            guard produced == 0 || room(output.count + produced) else { throw .noRoom }
             output.append(contentsOf: chunk[..<produced])
             switch status {
             case Z_STREAM_END:
@@ -93,6 +98,8 @@ public final class GzipInflater {
 public enum GzipError: Error, Equatable, Sendable {
     /// The inflated body passed the limit.
     case tooLarge
+    /// The caller had no room for more of the inflated body.
+    case noRoom
     /// Not gzip, or damaged.
     case corrupt(String)
 }

@@ -73,12 +73,16 @@ final class RequestLifecycle: Sendable {
         if case .refused(let response, _) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
-        // A gzip body is inflated as it arrives, the limit and the memory counted inflated.
-        switch state.headers["content-encoding"]?.lowercased().trimmingCharacters(in: .whitespaces) {
-        case nil, "", "identity": break
-        case "gzip", "x-gzip": state.inflater = GzipInflater()
-        case let other?:
-            return answer(state, with: refusal(.unsupportedContentEncoding(other)), on: connection, close: (contentLength ?? 0) > 0)
+        // A gzip body is inflated as it arrives, the limit and the memory counted inflated
+        // (for a request the service accepts: a refusal is answered first).
+        if case .accepted = admission {
+            switch state.headers["content-encoding"]?.lowercased().trimmingCharacters(in: .whitespaces) {
+            case nil, "", "identity": break
+            case "gzip", "x-gzip": state.inflater = GzipInflater()
+            case let other?:
+                let announcesBody = (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil
+                return answer(state, with: refusal(.unsupportedContentEncoding(other)), on: connection, close: announcesBody)
+            }
         }
         // A body announced is reserved whole before it is read; one sent in chunks as it
         // grows. One that does not fit is read and dropped, then refused: a client sending
@@ -106,30 +110,34 @@ final class RequestLifecycle: Sendable {
             // when the body ends, and a body that runs on far past the limit closes the connection.
             return state.bytesIn <= 2 * bodyLimit + (1 << 20)
         }
-        let before = state.body.count
         if let inflater = state.inflater {
             do throws(GzipError) {
-                try inflater.inflate(piece, into: &state.body, limit: bodyLimit)
+                // Memory is reserved before each inflated piece is kept.
+                try inflater.inflate(piece, into: &state.body, limit: bodyLimit) { reserve(bodyBytes: $0, for: state) }
             } catch {
                 switch error {
                 case .tooLarge: return drop(state) { $0.tooLarge = true }
+                case .noRoom: return drop(state) { $0.busy = true }
                 case .corrupt(let reason): return drop(state) { $0.undecodable = "the gzip body cannot be inflated: \(reason)" }
                 }
             }
         } else {
             guard state.body.count + piece.count <= bodyLimit else { return drop(state) { $0.tooLarge = true } }
+            guard reserve(bodyBytes: state.body.count + piece.count, for: state) else { return drop(state) { $0.busy = true } }
             state.body.append(contentsOf: piece)
         }
-        let needed = state.body.count - state.reservedBodyBytes
-        if needed > 0 && state.body.count > before {
-            // Reserved a megabyte at a time, not piece by piece.
-            let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
-            guard let reserved = memory.reserve(bodyBytes: more, held: state.reservedMemory) else {
-                return drop(state) { $0.busy = true }
-            }
-            state.reservedBodyBytes += more
-            state.reservedMemory += reserved
-        }
+        return true
+    }
+
+    /// Reserves the memory of a body of `bodyBytes` bytes for `state` (a megabyte at a time,
+    /// not piece by piece); false when it does not fit beside the requests in flight.
+    private func reserve(bodyBytes: Int, for state: RequestState) -> Bool {
+        let needed = bodyBytes - state.reservedBodyBytes
+        guard needed > 0 else { return true }
+        let more = min(max(needed, 1 << 20), bodyLimit - state.reservedBodyBytes)
+        guard let reserved = memory.reserve(bodyBytes: more, held: state.reservedMemory) else { return false }
+        state.reservedBodyBytes += more
+        state.reservedMemory += reserved
         return true
     }
 

@@ -37,6 +37,22 @@ final class AnswerDecodingTests: XCTestCase {
         ]))
     }
 
+    /// `changedMembers` of rows and sections, aligned with `rows.reloaded` and `sections.updated`.
+    func testChangedMembersDecode() throws {
+        let changes = try decode(FeedChanges<JSON, JSON>.self, """
+            {"feed": "f", "from": 1, "to": 2,
+             "sections": {"updated": [0], "changedMembers": [["title"]]},
+             "rows": {"reloaded": [[0, 0], [0, 1]], "changedMembers": [["v", "w"], null]}, "counts": {"old": [2], "new": [2]},
+             "values": {"rows": {"reloaded": [{"id": 1, "v": 2, "w": 0}, {"id": "b", "x": 1}]}, "sections": {"updated": [{"id": "a", "title": "A"}]}}}
+            """)
+        XCTAssertEqual(changes.changedMembers?.rows, [["v", "w"], nil])
+        XCTAssertEqual(changes.changedMembers?.sections, [["title"]])
+        let plain = try decode(FeedChanges<JSON, JSON>.self, """
+            {"feed": "f", "from": 1, "to": 2, "rows": {}, "counts": {"old": 0, "new": 0}, "values": {"rows": {}}}
+            """)
+        XCTAssertNil(plain.changedMembers)
+    }
+
     /// An answer that does not fit what the client holds is an error, never a wrong result.
     func testAMismatchIsAnError() throws {
         let changes = try decode(FeedChanges<JSON, JSON>.self, """

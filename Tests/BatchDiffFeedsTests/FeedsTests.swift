@@ -211,6 +211,20 @@ final class FeedsTests: XCTestCase {
         while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
     }
 
+    /// A write asked for an answer in JSON Patch, which no write answers in, fails and stores
+    /// nothing (it stopped the process on a precondition before).
+    func testAWriteAskedForAJSONPatchAnswerFails() async throws {
+        let (feeds, _) = feeds(clock: { 1 })
+        let id = try FeedID("patch")
+        do {
+            _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none, options: AnswerOptions(format: .jsonPatch))
+            XCTFail("a write answered in JSON Patch")
+        } catch {
+            guard case .internalFailure = error else { return XCTFail("\(error)") }
+        }
+        await assertThrows(.notFound(id)) { try await feeds.latest(of: id) }
+    }
+
     private func assertThrows<Value>(
         _ expected: FeedError, file: StaticString = #filePath, line: UInt = #line, _ body: () async throws -> Value
     ) async {

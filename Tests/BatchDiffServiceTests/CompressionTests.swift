@@ -81,6 +81,9 @@ final class CompressionTests: ServerTestCase {
         assertProblem(try client.request("PUT", "/feeds/g", body: Array("[1, 2]".utf8), headers: ["Content-Encoding": "gzip"]), 400, "invalid_encoding")
         assertProblem(try client.request("PUT", "/feeds/g", body: Array(try gzipTool(["-c"], Array("[1, 2]".utf8)).dropLast(5)), headers: ["Content-Encoding": "gzip"]), 400, "invalid_encoding")
         assertProblem(try client.request("PUT", "/feeds/g", body: Array("[1]".utf8), headers: ["Content-Encoding": "br"]), 415, "unsupported_media_type")
+        // The route's own refusal comes first (it answered 415 before).
+        assertProblem(try client.request("PUT", "/nowhere", body: Array("[1]".utf8), headers: ["Content-Encoding": "br"]), 404, "not_found")
+        assertProblem(try client.request("GET", "/nowhere", headers: ["Content-Encoding": "br"]), 404, "not_found")
         XCTAssertEqual(assertJSON(try client.get("/feeds/g", timeout: 60))["version"] as? Int, version)
         XCTAssertEqual(try client.get("/healthz").status, 200)
     }

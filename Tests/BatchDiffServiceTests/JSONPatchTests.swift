@@ -5,9 +5,9 @@ import XCTest
 /// independent RFC 6902 implementation: PyPI's `jsonpatch`, in the tests' venv
 /// (scripts/test-venv.sh, which `make test` runs first).
 final class JSONPatchTests: ServerTestCase {
-    /// Applies each `(document, patch)` with `jsonpatch` and returns the results as
-    /// canonical JSON (an error's text when a patch does not apply).
-    private func applyWithJSONPatch(_ cases: [(document: Any, patch: Any)]) throws -> [String] {
+    /// Applies each `(document, patch)` with `jsonpatch` and returns the results, parsed
+    /// (an error's text when a patch does not apply).
+    private func applyWithJSONPatch(_ cases: [(document: Any, patch: Any)]) throws -> [Any] {
         let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/venv/bin/python").standardized
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             XCTFail("no \(python.path): run scripts/test-venv.sh (make test does)")
@@ -35,7 +35,7 @@ final class JSONPatchTests: ServerTestCase {
         writer.start()
         let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
         process.waitUntilExit()
-        return lines
+        return lines.map { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])) ?? line }
     }
 
     private func patch(_ client: HTTPClient, _ old: Any, _ new: Any) throws -> Any {
@@ -54,6 +54,8 @@ final class JSONPatchTests: ServerTestCase {
             ["title": "x", "sections": [["id": "a", "t": 1, "items": [["id": 1, "v": 1], ["id": 2]]], ["id": "c", "items": [5]]]],
             ["sections": [["id": "b", "items": [3]], ["id": "a", "t": 2, "items": [["id": 2], ["id": 1, "v": 2], 5]]], "note": "~/"]
         )
+        // Names that need escaping in a JSON Pointer, one with a combining mark after its `/`.
+        try add(["sections": [["id": "a", "a/\u{301}b": 1, "~x": 1, "items": []]]], ["sections": [["id": "a", "a/\u{301}b": 2, "~x": 2, "items": []]]])
         for seed in 0..<8 {
             var generator = SnapshotGenerator(seed: UInt64(100 + seed))
             var list: [Any] = []
@@ -70,7 +72,7 @@ final class JSONPatchTests: ServerTestCase {
         let results = try applyWithJSONPatch(cases.map { ($0.document, $0.patch) })
         XCTAssertEqual(results.count, cases.count)
         for (result, test) in zip(results, cases) {
-            XCTAssertEqual(result, canonicalJSON(test.expected), "patch \(canonicalJSON(test.patch)) of \(canonicalJSON(test.document))")
+            XCTAssertEqual(result as? NSObject, test.expected as? NSObject, "patch \(canonicalJSON(test.patch)) of \(canonicalJSON(test.document))")
         }
     }
 
@@ -101,7 +103,7 @@ final class JSONPatchTests: ServerTestCase {
         }
         let results = try applyWithJSONPatch(cases.map { ($0.document, $0.patch) })
         for (result, test) in zip(results, cases) {
-            XCTAssertEqual(result, canonicalJSON(test.expected), "patch \(canonicalJSON(test.patch))")
+            XCTAssertEqual(result as? NSObject, test.expected as? NSObject, "patch \(canonicalJSON(test.patch))")
         }
         assertProblem(try client.put("/feeds/p?format=json-patch", "[1]"), 400, "invalid_query")
     }

@@ -29,6 +29,17 @@ final class StepsTests: XCTestCase {
         XCTAssertEqual(try batch(from: old, to: new).steps(), [.insert(at: 3, count: 2), .change(at: 0, count: 1)])
     }
 
+    /// A long list reversed: every element but one moves, each move found in O(log n) (it
+    /// took time quadratic in the length before, minutes for this list).
+    func testALongReversedList() throws {
+        let old = rows(Array(0..<50_000))
+        let new = Array(old.reversed())
+        let steps = try batch(from: old, to: new).steps()
+        XCTAssertEqual(steps.count, 49_999)
+        let problems = stepProblems(steps, old: old.map(FlatElement.row), new: new.map(FlatElement.row))
+        XCTAssertTrue(problems.isEmpty, "\(problems.prefix(3))")
+    }
+
     /// The judge of the random cases fails steps that do not give the new list.
     func testTheJudgeCatchesWrongSteps() {
         let old = flatList([TestSection(header: Header(id: 0), items: rows([1, 2]))], headers: false)
