@@ -9,6 +9,8 @@ struct ResponseReader {
     private let maxBodyBytes: Int
     /// Bytes received and not yet consumed.
     private var buffer: [UInt8] = []
+    /// Where each receive lands, allocated once.
+    private var chunk = [UInt8](repeating: 0, count: 256 << 10)
     private var position = 0
     private var ended = false
 
@@ -124,10 +126,10 @@ struct ResponseReader {
             buffer.removeAll(keepingCapacity: true)
             position = 0
         }
-        let received = try socket.receive(upTo: 256 << 10, deadline: deadline)
-        if received.isEmpty { ended = true }
-        buffer += received
-        return !received.isEmpty
+        let count = try socket.receive(into: &chunk, deadline: deadline)
+        if count == 0 { ended = true }
+        buffer += chunk[..<count]
+        return count > 0
     }
 }
 

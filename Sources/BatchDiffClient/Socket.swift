@@ -111,17 +111,15 @@ final class Socket: @unchecked Sendable {  // `descriptor` and `aborted` are rea
         }
     }
 
-    /// Up to `limit` bytes as soon as some arrive before `deadline`; empty when the peer
-    /// closed the connection.
-    func receive(upTo limit: Int, deadline: DispatchTime) throws(TransportError) -> [UInt8] {
+    /// Receives what has arrived (up to `chunk`'s size) into `chunk`, waiting until something
+    /// does before `deadline`; returns the bytes received, 0 when the peer closed the connection.
+    func receive(into chunk: inout [UInt8], deadline: DispatchTime) throws(TransportError) -> Int {
         while true {
             try checkAborted()
-            var bytes = [UInt8](repeating: 0, count: limit)
-            let count = bytes.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, limit, 0) }
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count >= 0 {
                 try checkAborted()
-                bytes.removeLast(limit - count)
-                return bytes
+                return count
             }
             guard errno == EAGAIN || errno == EINTR else {
                 throw TransportError("the connection broke while receiving: \(String(cString: strerror(errno)))")

@@ -143,14 +143,12 @@ enum FeedAnswers {
         case (.sectioned(let batch), .sectioned(let sections)):
             let values = try batch.values(from: sections)
             rows(values.insertedRows, values.reloadedRows)
-            // A header is its section's text read again without the items.
-            let headers = try values.updatedHeaders.map { try JSONDocument(bytes: Array(text[$0.span])).root }
             output.key("sections")
-            output.object { output in
+            try output.object { output in
                 output.key("inserted")
                 output.array(values.insertedSections) { output, section in output.value(text: text[section.header.span]) }
                 output.key("updated")
-                output.array(headers) { output, section in output.object(section, without: "items") }
+                try output.array(values.updatedHeaders) { output, header in try output.header(header, in: text) }
             }
         default:
             throw FeedError.internalFailure("a batch of another shape than the feed")
@@ -196,8 +194,7 @@ private struct FlatElements {
             }
             let section = sections[low]
             if position == starts[low] {
-                // A header is its section's text read again without the items.
-                output.object(try JSONDocument(bytes: Array(text[section.header.span])).root, without: "items")
+                try output.header(section.header, in: text)
             } else {
                 output.value(text: text[section.items[position - starts[low] - 1].span])
             }
@@ -205,3 +202,10 @@ private struct FlatElements {
     }
 }
 
+extension JSONOutput {
+    /// Appends a section's header as a client gets it: the section's text (`header`'s span in
+    /// `text`) read again, without its `items`.
+    fileprivate mutating func header(_ header: JSONSectionHeader, in text: [UInt8]) throws {
+        object(try JSONDocument(bytes: Array(text[header.span])).root, without: "items")
+    }
+}
