@@ -35,6 +35,10 @@ public final class BatchDiffService: Sendable {
     public func admit(_ request: HTTPRequest) -> HTTPAdmission {
         let found = Self.route(of: request.path)
         let label = found?.route.path.label ?? "other"
+        // A browser's preflight carries no token: what a route allows is no secret.
+        if request.method == "OPTIONS", let route = found?.route {
+            return .accepted(route: label) { _ in .now(Self.options(of: route)) }
+        }
         do {
             let (endpoint, parameters) = try endpoint(of: request, found)
             return .accepted(route: label) { [self] request in reply(to: request, with: endpoint.answer, parameters) }
@@ -58,6 +62,13 @@ public final class BatchDiffService: Sendable {
             }
         case .task(let answer):
             return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, parameters) }
+        case .taskOrEvents(let answer, _) where !Self.asksForEvents(request):
+            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, parameters) }
+        case .taskOrEvents(_, let events):
+            return .later { [self] pending in
+                let task = Task { await events(self, request, parameters, pending) }
+                pending.whenAbandoned { task.cancel() }
+            }
         }
     }
 
@@ -155,13 +166,20 @@ public final class BatchDiffService: Sendable {
     }
 
     /// Checks the bearer token when one of `tokens` is configured: 401 without, 403 wrong.
+    /// A GET may send it as the `access_token` query parameter instead (RFC 6750 §2.3: a
+    /// browser's `EventSource` cannot send headers); it is never logged, as no query is.
     private func authorize(_ request: HTTPRequest, tokens: [String?]) throws(Problem) {
         let configured = tokens.compactMap { $0 }
         guard !configured.isEmpty else { return }
-        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
+        let offered: [UInt8]
+        if let header = request.header("authorization") {
+            guard header.lowercased().hasPrefix("bearer ") else { throw Problem.unauthorized }
+            offered = Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
+        } else if ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] {
+            offered = Array(parameter.utf8)
+        } else {
             throw Problem.unauthorized
         }
-        let offered = Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
         // Every configured token is compared, in full, so timing tells nothing.
         let matches = configured.map { constantTimeEqual(offered, Array($0.utf8)) }
         guard matches.contains(true) else { throw Problem.forbidden }

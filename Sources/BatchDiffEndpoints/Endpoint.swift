@@ -28,6 +28,13 @@ struct Endpoint: Sendable {
         case computed(@Sendable (BatchDiffService, HTTPRequest) throws(Problem) -> HTTPResponse)
         /// By a task off the server's threads (the feed core's calls may wait for the store).
         case task(@Sendable (BatchDiffService, HTTPRequest, PathParameters) async throws(Problem) -> HTTPResponse)
+        /// As `task`, but a request that asks for an event stream
+        /// (``BatchDiffService/asksForEvents(_:)``) is answered by `events` through its
+        /// pending response, by a task of its own.
+        case taskOrEvents(
+            task: @Sendable (BatchDiffService, HTTPRequest, PathParameters) async throws(Problem) -> HTTPResponse,
+            events: @Sendable (BatchDiffService, HTTPRequest, PathParameters, PendingResponse) async -> Void
+        )
     }
 
     let methods: [String]

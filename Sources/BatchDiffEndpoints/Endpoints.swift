@@ -27,9 +27,10 @@ extension BatchDiffService {
         Endpoint(["DELETE"], "/feeds/{id}", access: .write, answer: .task { service, _, path throws(Problem) in
             try await service.deleteFeed(path["id"])
         }),
-        Endpoint(["GET", "HEAD"], "/feeds/{id}/changes", access: .read, answer: .task { service, request, path throws(Problem) in
-            try await service.changes(path["id"], request)
-        }),
+        Endpoint(["GET", "HEAD"], "/feeds/{id}/changes", access: .read, answer: .taskOrEvents(
+            task: { service, request, path throws(Problem) in try await service.changes(path["id"], request) },
+            events: { service, request, path, pending in await service.changeEvents(path["id"], request, answeringThrough: pending) }
+        )),
     ]
 
     /// The endpoint of a request and its path's parameters, checked from the request's
@@ -63,14 +64,27 @@ extension BatchDiffService {
         let allowed: [String]
     }
 
-    /// The endpoint table grouped by path pattern, in the table's order.
+    /// The endpoint table grouped by path pattern, in the table's order; every route also
+    /// answers `OPTIONS` (``options(of:)``).
     private static let routes: [Route] = endpoints.reduce(into: [Route]()) { routes, endpoint in
         if let index = routes.firstIndex(where: { $0.path.label == endpoint.path.label }) {
             let route = routes[index]
-            routes[index] = Route(path: route.path, endpoints: route.endpoints + [endpoint], allowed: route.allowed + endpoint.methods)
+            routes[index] = Route(path: route.path, endpoints: route.endpoints + [endpoint], allowed: route.allowed.dropLast() + endpoint.methods + ["OPTIONS"])
         } else {
-            routes.append(Route(path: endpoint.path, endpoints: [endpoint], allowed: endpoint.methods))
+            routes.append(Route(path: endpoint.path, endpoints: [endpoint], allowed: endpoint.methods + ["OPTIONS"]))
         }
+    }
+
+    /// `OPTIONS` on a route: what it allows (`Allow`), and for a browser's CORS preflight the
+    /// methods and request headers a page may use (the server adds the origin when it is
+    /// allowed, `--cors-origin`).
+    static func options(of route: Route) -> HTTPResponse {
+        let methods = route.allowed.joined(separator: ", ")
+        return HTTPResponse(status: 204, headers: [
+            ("Allow", methods), ("Access-Control-Allow-Methods", methods),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID"),
+            ("Access-Control-Max-Age", "600"),
+        ])
     }
 
     /// The route of `path` (the first pattern that matches) and the path's parameters.

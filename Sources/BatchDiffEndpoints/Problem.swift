@@ -45,6 +45,10 @@ extension Problem {
         Problem(status: 400, code: "invalid_query", title: "Invalid query parameter", detail: detail)
     }
 
+    static func badHeader(_ detail: String) -> Problem {
+        Problem(status: 400, code: "invalid_header", title: "Invalid header", detail: detail)
+    }
+
     static func invalidOption(_ detail: String) -> Problem {
         Problem(status: 400, code: "invalid_option", title: "Invalid option", detail: detail)
     }

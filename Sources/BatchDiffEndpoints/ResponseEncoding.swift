@@ -24,13 +24,7 @@ struct ResponseEncoding: Sendable {
     /// is not named) with a q-value above 0.
     static func acceptsGzip(_ header: String) -> Bool {
         var wildcard = false
-        for element in header.split(separator: ",") {
-            let parts = element.split(separator: ";")
-            let coding = parts.first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            let quality = parts.dropFirst().compactMap { parameter -> Double? in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                return pair.count == 2 && pair[0].lowercased() == "q" ? Double(pair[1]) : nil
-            }.first ?? 1
+        for (coding, quality) in qualityValues(header) {
             switch coding {
             case "gzip", "x-gzip": return quality > 0
             case "*": wildcard = quality > 0

@@ -10,6 +10,9 @@ public struct ServiceConfiguration: Sendable {
     public var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.
     public var maxWait = 60
+    /// Seconds an event stream may go without sending anything: a comment is sent then, so
+    /// that proxies keep it open and a client gone away is noticed.
+    public var eventHeartbeat = 15
 
     public init() {}
 }

@@ -157,14 +157,7 @@ public final class Feeds: Sendable {
     public func changes(
         of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> ChangesAnswer {
-        let wake = wait > .zero ? longPolls.register(on: id) : nil
-        defer { if let wake { longPolls.unregister(wake, from: id) } }
-        guard var found = try await store.latest(of: id) else { throw .notFound(id) }
-        if let wake, found.snapshot.version == since {
-            await wake.wait(upTo: wait)
-            guard let now = try await store.latest(of: id) else { throw .notFound(id) }
-            found = now
-        }
+        let found = try await latest(of: id, after: since, wait: wait)
         let (latest, idKey) = (found.snapshot, found.idKey)
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
@@ -189,6 +182,25 @@ public final class Feeds: Sendable {
             metrics.answersComputed.increment()
         }
         return ChangesAnswer(body: answer, latest: latest.version)
+    }
+
+    /// The latest version of feed `id`, once it is past version `since` (at once when it
+    /// is), or after `wait` (an event stream's heartbeat, when it is not).
+    public func latestVersion(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> Int {
+        try await latest(of: id, after: since, wait: wait).snapshot.version
+    }
+
+    /// The latest of feed `id`; when that is version `since`, the next one within `wait`.
+    /// The long poll registers before it reads, so a change between the read and the wait
+    /// still wakes it.
+    private func latest(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> StoredSnapshot {
+        let wake = wait > .zero ? longPolls.register(on: id) : nil
+        defer { if let wake { longPolls.unregister(wake, from: id) } }
+        guard let found = try await store.latest(of: id) else { throw .notFound(id) }
+        guard let wake, found.snapshot.version == since else { return found }
+        await wake.wait(upTo: wait)
+        guard let now = try await store.latest(of: id) else { throw .notFound(id) }
+        return now
     }
 
     /// Version `since` of feed `id`, whose latest is `latest`: its collection, and its text

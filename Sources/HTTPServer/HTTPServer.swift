@@ -34,6 +34,7 @@ public final class HTTPServer: Sendable {
             bodyLimit: configuration.bodyLimit, connectionLimit: configuration.connectionLimit,
             headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
             memory: RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte),
+            crossOrigin: configuration.crossOrigin,
             admit: admit, refusal: refusal, observer: observer
         )
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)
@@ -41,14 +42,15 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops gracefully: stops accepting connections, refuses new requests with 503, calls
-    /// `release` so parked requests can be answered, waits up to `grace` for the requests in
-    /// flight to finish, answers any request still parked with 503, then stops. Later calls
-    /// do nothing.
+    /// `release` so parked requests can be answered, ends the streams (``ResponseStream``)
+    /// once what was written is sent, waits up to `grace` for the requests in flight to
+    /// finish, answers any request still parked with 503, then stops. Later calls do nothing.
     public func shutdown(grace: Duration, release: () -> Void) {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         daemon.quiesce()
         lifecycle.startDraining()
         release()
+        lifecycle.endStreams()
         waitForRequestsInFlight(upTo: grace)
         lifecycle.answerParked(with: lifecycle.refusal(.shuttingDown))
         waitForRequestsInFlight(upTo: .seconds(1))

@@ -30,6 +30,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// What one body byte costs while its request is in flight: the byte itself and the
     /// state the service builds from it, at most.
     public var memoryPerBodyByte: Int = 1
+    /// Origins whose pages may read the answers (none by default: same origin only).
+    public var crossOrigin = CrossOrigin()
 
     public init() {}
 }

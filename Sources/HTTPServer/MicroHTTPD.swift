@@ -83,6 +83,41 @@ struct Connection: @unchecked Sendable {
     }
 }
 
+extension Connection {
+    /// Sends `head`'s status and headers, then `body` as it is written (chunked; for an
+    /// HTTP/1.0 client, until the connection closes). The connection closes afterwards.
+    @discardableResult
+    func queue(_ head: HTTPResponse, streaming body: ResponseStream) -> MHD_Result {
+        let context = Unmanaged.passRetained(body)
+        guard let handle = MHD_create_response_from_callback(bd_size_unknown, 16 << 10, streamReader, context.toOpaque(), streamFreed) else {
+            context.release()
+            return .NO
+        }
+        defer { MHD_destroy_response(handle) }
+        for header in head.headers { MHD_add_response_header(handle, header.name, header.value) }
+        MHD_add_response_header(handle, "Connection", "close")
+        return MHD_queue_response(pointer, UInt32(head.status), handle)
+    }
+}
+
+/// Hands libmicrohttpd the next bytes of a ``ResponseStream``; with none yet, the stream
+/// suspends the connection and 0 is returned, as libmicrohttpd asks.
+private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, size in
+    guard let context, let buffer else { return bd_content_reader_end_with_error }
+    let stream = Unmanaged<ResponseStream>.fromOpaque(context).takeUnretainedValue()
+    switch stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size)) {
+    case .bytes(let count): return count
+    case .suspended: return 0
+    case .end(let failed): return failed ? bd_content_reader_end_with_error : bd_content_reader_end_of_stream
+    }
+}
+
+/// The streamed response is gone: the stream closes and is released.
+private let streamFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    Unmanaged<ResponseStream>.fromOpaque(context).takeRetainedValue().close()
+}
+
 /// A running libmicrohttpd daemon.
 struct Daemon: @unchecked Sendable {
     let pointer: OpaquePointer
@@ -169,6 +204,8 @@ final class RequestState {
     var status = 0
     var bytesOut = 0
     var pending: PendingResponse?
+    /// The body of a streamed answer, until the request completes.
+    var stream: ResponseStream?
 
     init(method: String, path: String) {
         self.method = method

@@ -1,11 +1,24 @@
 import Synchronization
 
-/// The answer to a parked request, given once, from any thread.
+/// The answer to a parked request, given once, from any thread: a whole response, or the
+/// head of one whose body is streamed (``stream(_:)``).
 ///
 /// Sending resumes the suspended connection; the server then writes the response from its
 /// own thread. Sends after the first are ignored.
 public final class PendingResponse: Sendable {
-    private let state = Mutex<(response: HTTPResponse?, sent: Bool)>((nil, false))
+    /// What the request is answered with: a response, or a head and its streamed body.
+    enum Answer {
+        case whole(HTTPResponse)
+        case streamed(head: HTTPResponse, body: ResponseStream)
+
+        var status: Int {
+            switch self {
+            case .whole(let response), .streamed(let response, _): response.status
+            }
+        }
+    }
+
+    private let state = Mutex<Answer?>(nil)
     private let resume: @Sendable () -> Void
     /// What the service does when the client goes away; `abandoned` once it has.
     private let abandonment = Mutex<(handlers: [@Sendable () -> Void], abandoned: Bool)>(([], false))
@@ -17,9 +30,21 @@ public final class PendingResponse: Sendable {
     /// Answers the parked request with `response`. Returns whether this was the first answer.
     @discardableResult
     public func send(_ response: HTTPResponse) -> Bool {
+        answer(.whole(response))
+    }
+
+    /// Answers the parked request with `head` (its status and headers; its body is
+    /// ignored), then a body written through the returned stream as it comes; `nil` when
+    /// the request was answered already (its client went away, or the server shuts down).
+    public func stream(_ head: HTTPResponse) -> ResponseStream? {
+        let body = ResponseStream()
+        return answer(.streamed(head: head, body: body)) ? body : nil
+    }
+
+    private func answer(_ answer: Answer) -> Bool {
         let first = state.withLock { state in
-            guard !state.sent else { return false }
-            state = (response, true)
+            guard case .none = state else { return false }
+            state = answer
             return true
         }
         if first { resume() }
@@ -48,6 +73,6 @@ public final class PendingResponse: Sendable {
         for handler in handlers { handler() }
     }
 
-    /// The response, once sent.
-    var response: HTTPResponse? { state.withLock { $0.response } }
+    /// The answer, once given.
+    var answer: Answer? { state.withLock { $0 } }
 }

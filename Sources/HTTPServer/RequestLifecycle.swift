@@ -17,27 +17,36 @@ final class RequestLifecycle: Sendable {
     let connections: ConnectionGuard
     /// The memory requests in flight may use for their bodies.
     let memory: RequestMemoryBudget
+    /// Which other origins' pages may read the answers.
+    let crossOrigin: CrossOrigin
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
-    /// Requests parked and not completed yet, so that none outlives the daemon; closed
-    /// (no more parking) once they are all answered at the end of shutdown.
+    /// Requests parked and streams open, not completed yet, so that none outlives the
+    /// daemon; closed (no more parking) once they are all answered at the end of shutdown.
     private let parked = Mutex<Parked>(Parked())
     /// `batchdiff_connections_parked`: connections suspended until their answer is ready.
     private let parkedGauge = Gauge(label: "batchdiff_connections_parked")
 
+    /// `batchdiff_event_streams`: responses streamed now (``ResponseStream``).
+    private let streamsGauge = Gauge(label: "batchdiff_event_streams")
+
     private struct Parked {
         var pending: [ObjectIdentifier: PendingResponse] = [:]
+        var streams: [ObjectIdentifier: ResponseStream] = [:]
         var closed = false
+        var streamsEnded = false
     }
 
     init(
-        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, memory: RequestMemoryBudget, admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
+        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, memory: RequestMemoryBudget, crossOrigin: CrossOrigin,
+        admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.bodyLimit = bodyLimit
         self.headerTimeout = headerTimeout
         connections = ConnectionGuard(limit: connectionLimit, headerTimeout: headerTimeout)
         self.memory = memory
+        self.crossOrigin = crossOrigin
         self.bodyTimeout = bodyTimeout
         self.admit = admit
         self.refusal = refusal
@@ -154,7 +163,11 @@ final class RequestLifecycle: Sendable {
     func finish(_ state: RequestState, connection: Connection) {
         connection.setDeadline(seconds: 0)
         if let pending = state.pending {
-            if let response = pending.response { answer(state, with: response, on: connection, close: isDraining) }
+            switch pending.answer {
+            case .whole(let response)?: answer(state, with: response, on: connection, close: isDraining)
+            case .streamed(let head, let body)?: answer(state, with: head, streaming: body, on: connection)
+            case nil: break
+            }
             return
         }
         guard !state.answered else { return }
@@ -200,28 +213,72 @@ final class RequestLifecycle: Sendable {
         }
     }
 
+    /// Answers with `head`, then `body` as it is written; the connection closes after it.
+    /// A stream stays open until its writer finishes it, its client goes away (watched as
+    /// a parked connection's is) or the server shuts down (``answerParked(with:)``).
+    private func answer(_ state: RequestState, with head: HTTPResponse, streaming body: ResponseStream, on connection: Connection) {
+        let admitted = parked.withLock { parked in
+            parked.streams[ObjectIdentifier(body)] = body
+            streamsGauge.record(parked.streams.count)
+            return !parked.streamsEnded
+        }
+        state.answered = true
+        state.status = head.status
+        state.stream = body
+        body.attach(suspend: connection.suspend, resume: connection.resume)
+        connection.watchForHangUp { body.abandon() }
+        connection.queue(withCrossOriginHeaders(head, for: state), streaming: body)
+        if !admitted { body.finish() }
+    }
+
     private func answer(_ state: RequestState, with response: HTTPResponse, on connection: Connection, close: Bool) {
         state.answered = true
         state.status = response.status
         state.bytesOut = response.body.count
-        connection.queue(response, close: close)
+        connection.queue(withCrossOriginHeaders(response, for: state), close: close)
     }
 
-    /// Answers every request still parked with `response`, and refuses later ones (a parked
-    /// connection must be resumed before the daemon stops).
+    private func withCrossOriginHeaders(_ response: HTTPResponse, for state: RequestState) -> HTTPResponse {
+        let added = crossOrigin.headers(forOrigin: state.headers["origin"])
+        guard !added.isEmpty else { return response }
+        var response = response
+        response.headers += added
+        return response
+    }
+
+    /// Ends every stream once what was written is sent; later streams end as soon as they
+    /// open (at shutdown: a stream has no last answer to wait for).
+    func endStreams() {
+        let streams = parked.withLock { parked in
+            parked.streamsEnded = true
+            return Array(parked.streams.values)
+        }
+        for stream in streams { stream.finish() }
+    }
+
+    /// Answers every request still parked with `response`, and refuses later ones (a
+    /// parked connection must be resumed before the daemon stops).
     func answerParked(with response: HTTPResponse) {
         let pending = parked.withLock { parked in
             parked.closed = true
             return Array(parked.pending.values)
         }
         for request in pending { request.send(response) }
+        endStreams()
     }
 
     func complete(_ state: RequestState) {
-        if let pending = state.pending {
+        if state.pending != nil || state.stream != nil {
             parked.withLock { parked in
-                parked.pending.removeValue(forKey: ObjectIdentifier(pending))
-                parkedGauge.record(parked.pending.count)
+                if let pending = state.pending {
+                    parked.pending.removeValue(forKey: ObjectIdentifier(pending))
+                    parkedGauge.record(parked.pending.count)
+                }
+                if let stream = state.stream {
+                    state.bytesOut = stream.bytesSent
+                    parked.streams.removeValue(forKey: ObjectIdentifier(stream))
+                    streamsGauge.record(parked.streams.count)
+                }
             }
         }
         inFlight.subtract(1, ordering: .relaxed)

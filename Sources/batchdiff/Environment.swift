@@ -15,6 +15,7 @@ enum Environment {
         case maxVersions = "BATCHDIFF_MAX_VERSIONS"
         case maxFeedMemory = "BATCHDIFF_MAX_FEED_MEMORY"
         case maxWait = "BATCHDIFF_MAX_WAIT"
+        case eventHeartbeat = "BATCHDIFF_EVENT_HEARTBEAT"
         case shutdownGrace = "BATCHDIFF_SHUTDOWN_GRACE"
         case requestMemory = "BATCHDIFF_REQUEST_MEMORY"
     }

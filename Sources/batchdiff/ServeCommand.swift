@@ -58,6 +58,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Longest long-poll wait, in seconds (BATCHDIFF_MAX_WAIT).")
     var maxWait = Environment.integer(.maxWait, default: 60)
 
+    @Option(help: "Origins whose web pages may call the server, comma-separated (https://app.example.com), or * for any; none by default (BATCHDIFF_CORS_ORIGIN).")
+    var corsOrigin = Environment.string("BATCHDIFF_CORS_ORIGIN", default: "")
+
+    @Option(help: "Seconds an event stream may go silent before a heartbeat comment is sent, 1 to 3600 (BATCHDIFF_EVENT_HEARTBEAT).")
+    var eventHeartbeat = Environment.integer(.eventHeartbeat, default: 15)
+
     @Option(help: "Bytes that requests in flight may use for their bodies and parsing, each body byte counted \(BatchDiffService.memoryPerBodyByte) times; a request that would pass it gets 503 server_busy, one alone always fits (BATCHDIFF_REQUEST_MEMORY); default: a sixteenth of the memory the process may use (its cgroup's limit, else the machine's).")
     var requestMemory = Environment.integer(.requestMemory, default: ProcessMemory.available / 16)
 
@@ -74,6 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
+        guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
             throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(store.debugDescription)")
         }
@@ -104,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
+        service.eventHeartbeat = eventHeartbeat
         let feedStore: any FeedStore
         do throws(FeedError) {
             if let sqlitePath {
@@ -130,6 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
         http.threads = threads
         http.requestMemory = requestMemory
         http.memoryPerBodyByte = BatchDiffService.memoryPerBodyByte
+        http.crossOrigin = CrossOrigin(origins: Set(corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
 
         let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
         let server = HTTPServerService(

@@ -132,30 +132,9 @@ final class HTTPConnection {
     /// stream), within `timeout` seconds. `head` says the request was a HEAD (no body).
     func readResponse(timeout: Double = 10, head: Bool = false) throws -> HTTPResult {
         let deadline = Date().addingTimeInterval(timeout)
-        var headerEnd: Int?
-        while true {
-            if let end = Self.find([13, 10, 13, 10], in: pending) { headerEnd = end; break }
-            let bytes = try receive(deadline: deadline)
-            if bytes.isEmpty {
-                throw HTTPClientError(pending.isEmpty ? "the server closed the connection without answering"
-                                                      : "the server closed the connection inside the headers")
-            }
-            pending += bytes
-        }
-        let headerText = String(decoding: pending[0..<headerEnd!], as: UTF8.self)
-        pending.removeFirst(headerEnd! + 4)
-        var lines = headerText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            throw HTTPClientError("bad status line in \(headerText.debugDescription)")
-        }
-        let headers = lines.compactMap { line -> (name: String, value: String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        var result = HTTPResult(status: status, headers: headers, body: [])
-        if status == 100 { return try readResponse(timeout: deadline.timeIntervalSinceNow, head: head) }
-        if head || status == 204 || status == 304 || (100..<200).contains(status) { return result }
+        var result = try readHead(deadline: deadline)
+        if result.status == 100 { return try readResponse(timeout: deadline.timeIntervalSinceNow, head: head) }
+        if head || result.status == 204 || result.status == 304 || (100..<200).contains(result.status) { return result }
         if result.header("transfer-encoding")?.lowercased().contains("chunked") == true {
             result.body = try readChunked(deadline: deadline)
         } else if let lengthText = result.header("content-length"), let length = Int(lengthText) {
@@ -178,36 +157,66 @@ final class HTTPConnection {
         return result
     }
 
+    /// Reads a response's status line and headers, leaving its body to be read.
+    func readHead(deadline: Date) throws -> HTTPResult {
+        var headerEnd: Int?
+        while true {
+            if let end = Self.find([13, 10, 13, 10], in: pending) { headerEnd = end; break }
+            let bytes = try receive(deadline: deadline)
+            if bytes.isEmpty {
+                throw HTTPClientError(pending.isEmpty ? "the server closed the connection without answering"
+                                                      : "the server closed the connection inside the headers")
+            }
+            pending += bytes
+        }
+        let headerText = String(decoding: pending[0..<headerEnd!], as: UTF8.self)
+        pending.removeFirst(headerEnd! + 4)
+        var lines = headerText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw HTTPClientError("bad status line in \(headerText.debugDescription)")
+        }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPResult(status: status, headers: headers, body: [])
+    }
+
     private func readChunked(deadline: Date) throws -> [UInt8] {
         var body: [UInt8] = []
-        while true {
-            while Self.find([13, 10], in: pending) == nil {
-                let bytes = try receive(deadline: deadline)
-                if bytes.isEmpty { throw HTTPClientError("the server closed the connection inside a chunked body") }
-                pending += bytes
-            }
-            let lineEnd = Self.find([13, 10], in: pending)!
-            let sizeText = String(decoding: pending[0..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
-                throw HTTPClientError("bad chunk size \(sizeText.debugDescription)")
-            }
-            pending.removeFirst(lineEnd + 2)
-            while pending.count < size + 2 {
-                let bytes = try receive(deadline: deadline)
-                if bytes.isEmpty { throw HTTPClientError("the server closed the connection inside a chunk") }
-                pending += bytes
-            }
-            if size == 0 {
-                // Trailers are not expected; skip to the empty line.
-                while Self.find([13, 10], in: pending).map({ $0 > 0 }) ?? false {
-                    pending.removeFirst(Self.find([13, 10], in: pending)! + 2)
-                }
-                if pending.count >= 2 { pending.removeFirst(2) }
-                return body
-            }
-            body += pending[0..<size]
-            pending.removeFirst(size + 2)
+        while let chunk = try readChunk(deadline: deadline) { body += chunk }
+        return body
+    }
+
+    /// Reads the next chunk of a chunked body: its bytes, or nil for the last (empty) one.
+    func readChunk(deadline: Date) throws -> [UInt8]? {
+        while Self.find([13, 10], in: pending) == nil {
+            let bytes = try receive(deadline: deadline)
+            if bytes.isEmpty { throw HTTPClientError("the server closed the connection inside a chunked body") }
+            pending += bytes
         }
+        let lineEnd = Self.find([13, 10], in: pending)!
+        let sizeText = String(decoding: pending[0..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+        guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+            throw HTTPClientError("bad chunk size \(sizeText.debugDescription)")
+        }
+        pending.removeFirst(lineEnd + 2)
+        while pending.count < size + 2 {
+            let bytes = try receive(deadline: deadline)
+            if bytes.isEmpty { throw HTTPClientError("the server closed the connection inside a chunk") }
+            pending += bytes
+        }
+        if size == 0 {
+            // Trailers are not expected; skip to the empty line.
+            while Self.find([13, 10], in: pending).map({ $0 > 0 }) ?? false {
+                pending.removeFirst(Self.find([13, 10], in: pending)! + 2)
+            }
+            if pending.count >= 2 { pending.removeFirst(2) }
+            return nil
+        }
+        defer { pending.removeFirst(size + 2) }
+        return Array(pending[0..<size])
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

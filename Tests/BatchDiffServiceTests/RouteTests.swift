@@ -135,13 +135,13 @@ final class RouteTests: ServerTestCase {
 
     func testWrongMethodIs405WithAllow() throws {
         let cases: [(method: String, path: String, allowed: Set<String>)] = [
-            ("GET", "/diff", ["POST"]),
-            ("PUT", "/diff", ["POST"]),
-            ("POST", "/healthz", ["GET", "HEAD"]),
-            ("DELETE", "/metrics", ["GET", "HEAD"]),
-            ("POST", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE"]),
-            ("PATCH", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE"]),
-            ("PUT", "/feeds/x/changes", ["GET", "HEAD"]),
+            ("GET", "/diff", ["POST", "OPTIONS"]),
+            ("PUT", "/diff", ["POST", "OPTIONS"]),
+            ("POST", "/healthz", ["GET", "HEAD", "OPTIONS"]),
+            ("DELETE", "/metrics", ["GET", "HEAD", "OPTIONS"]),
+            ("POST", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]),
+            ("PATCH", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]),
+            ("PUT", "/feeds/x/changes", ["GET", "HEAD", "OPTIONS"]),
         ]
         for (method, path, allowed) in cases {
             let response = try client.request(method, path, body: method == "GET" || method == "DELETE" ? nil : Array("[]".utf8))

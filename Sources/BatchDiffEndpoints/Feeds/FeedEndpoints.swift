@@ -66,18 +66,7 @@ extension BatchDiffService {
     /// with the values; with `wait`, a client already at the latest waits for the next one;
     /// `changedMembers` and `maxChanges` shape the batch.
     func changes(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
-        let id = try feedID(name)
-        let since: Int
-        var wait = 0
-        let options: AnswerOptions
-        do {
-            (since, wait) = try changesQuery(request)
-            options = try AnswerOptions(query: request.query)
-        } catch {
-            // An unknown feed is told first, whatever the query.
-            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-            throw error
-        }
+        let (id, since, wait, options) = try await changesQuestion(name, request, since: nil)
         let answer = try await feedCall { () async throws(FeedError) in
             try await self.feeds.changes(of: id, since: since, wait: .seconds(wait), options: options)
         }
@@ -86,10 +75,32 @@ extension BatchDiffService {
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json-patch+json"), ("ETag", "\"\(answer.latest)\"")], body: answer.body)
     }
 
-    /// `since` (required) and `wait` (capped by the longest wait configured).
-    private func changesQuery(_ request: HTTPRequest) throws(Problem) -> (since: Int, wait: Int) {
-        guard let sinceText = request.query["since"] else { throw Problem.badQuery("since: required, a version number (0 for everything)") }
-        guard let since = Int(sinceText), since >= 0 else { throw Problem.badQuery("since: expected a non-negative integer, not \(sinceText.debugDescription)") }
+    /// What a `changes` request asks: the feed, the version the client holds (`given`, else
+    /// the query's `since`), how long it waits, and the answer's options. An unknown feed is
+    /// told first, whatever the query.
+    func changesQuestion(
+        _ name: String, _ request: HTTPRequest, since given: Int?
+    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions) {
+        let id = try feedID(name)
+        do {
+            let (since, wait) = try changesQuery(request, since: given)
+            return (id, since, wait, try AnswerOptions(query: request.query))
+        } catch {
+            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
+            throw error
+        }
+    }
+
+    /// `since` (required unless `given`) and `wait` (capped by the longest wait configured).
+    private func changesQuery(_ request: HTTPRequest, since given: Int?) throws(Problem) -> (since: Int, wait: Int) {
+        let since: Int
+        if let given {
+            since = given
+        } else {
+            guard let sinceText = request.query["since"] else { throw Problem.badQuery("since: required, a version number (0 for everything)") }
+            guard let value = Int(sinceText), value >= 0 else { throw Problem.badQuery("since: expected a non-negative integer, not \(sinceText.debugDescription)") }
+            since = value
+        }
         guard let waitText = request.query["wait"] else { return (since, 0) }
         guard let seconds = Int(waitText), seconds >= 0 else {
             throw Problem.badQuery("wait: expected a non-negative number of seconds, not \(waitText.debugDescription)")
@@ -106,7 +117,7 @@ extension BatchDiffService {
     }
 
     /// Calls the feed core, its errors as problem documents.
-    private func feedCall<Value>(_ call: () async throws(FeedError) -> Value) async throws(Problem) -> Value {
+    func feedCall<Value>(_ call: () async throws(FeedError) -> Value) async throws(Problem) -> Value {
         do {
             return try await call()
         } catch {

@@ -8,6 +8,11 @@
  * logic around them (options, callbacks, the accept gate, deadlines, percent decoding) is
  * Swift, in Sources/HTTPServer/MicroHTTPD.swift. */
 
+/// libmicrohttpd's macros with casts, which Swift does not import.
+static const uint64_t bd_size_unknown = MHD_SIZE_UNKNOWN;
+static const ssize_t bd_content_reader_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
+static const ssize_t bd_content_reader_end_with_error = MHD_CONTENT_READER_END_WITH_ERROR;
+
 /// What MHD_OPTION_UNESCAPE_CALLBACK calls: decodes `text` in place, returns its new length.
 typedef size_t (*bd_unescape_callback)(void *cls, struct MHD_Connection *connection, char *text);
 

@@ -1,0 +1,84 @@
+import BatchDiffFeeds
+import BatchDiffJSON
+import HTTPServer
+
+/// A feed's changes as server-sent events (docs/feeds.md §7): `GET /feeds/{id}/changes`
+/// with `Accept: text/event-stream`. Each new version is one event whose `id` is the version
+/// and whose data is the `changes` answer from the previous event's version; a comment is
+/// sent when no version came for a heartbeat's time. The stream is a parked connection: no
+/// thread waits for it.
+extension BatchDiffService {
+    /// Whether `request` asks for an event stream: a GET whose `Accept` names
+    /// `text/event-stream` with a weight above 0.
+    static func asksForEvents(_ request: HTTPRequest) -> Bool {
+        guard request.method == "GET", let accept = request.header("accept") else { return false }
+        return qualityValues(accept).contains { $0.value == "text/event-stream" && $0.quality > 0 }
+    }
+
+    /// Answers through `pending`: a problem document when the request is wrong or the feed
+    /// unknown, else the stream, until its client goes away, the feed is deleted or the
+    /// client's version is no longer retained, or the server shuts down.
+    func changeEvents(_ name: String, _ request: HTTPRequest, answeringThrough pending: PendingResponse) async {
+        let start: (id: FeedID, since: Int, options: AnswerOptions)
+        do throws(Problem) {
+            let given = try Self.lastEventID(request)
+            let (id, since, _, options) = try await changesQuestion(name, request, since: given)
+            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
+            start = (id, since, options)
+        } catch {
+            pending.send(error.response)
+            return
+        }
+        guard let stream = pending.stream(Self.eventStreamHead) else { return }
+        let events = Task { await sendEvents(of: start.id, since: start.since, options: start.options, to: stream) }
+        stream.onClose { events.cancel() }
+        await events.value
+    }
+
+    /// The stream's status and headers: nothing may store it or hold it back.
+    private static let eventStreamHead = HTTPResponse(status: 200, headers: [
+        ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+    ])
+
+    /// Milliseconds a browser waits before it reconnects a stream that ended.
+    private static let reconnectDelay = 1000
+
+    /// `Last-Event-ID`, a browser's version when it reconnects: it takes precedence over `since`.
+    private static func lastEventID(_ request: HTTPRequest) throws(Problem) -> Int? {
+        guard let text = request.header("last-event-id") else { return nil }
+        guard let version = Int(text.trimmingCharacters(in: .whitespaces)), version >= 0 else {
+            throw Problem.badHeader("Last-Event-ID: expected a version number, not \(text.prefix(40).debugDescription)")
+        }
+        return version
+    }
+
+    /// Writes the events of feed `id` from version `since` until the stream closes or the
+    /// feed cannot go on: `event: gone` (with `id: 0`, so that a browser reconnecting starts
+    /// again from the empty collection) when the client's version is no longer retained,
+    /// `event: problem` when the feed is deleted or its store fails; then the stream ends.
+    private func sendEvents(of id: FeedID, since first: Int, options: AnswerOptions, to stream: ResponseStream) async {
+        var since = first
+        var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
+        while open && !Task.isCancelled {
+            do throws(FeedError) {
+                let latest = try await feeds.latestVersion(of: id, after: since, wait: .seconds(configuration.eventHeartbeat))
+                guard latest != since else {
+                    open = await stream.write(ServerSentEvent.comment("heartbeat"))
+                    continue
+                }
+                let answer = try await feeds.changes(of: id, since: since, wait: .zero, options: options)
+                open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body))
+                since = answer.latest
+            } catch {
+                let problem = Problem(error).response.body
+                if case .versionGone = error {
+                    await stream.write(ServerSentEvent.event("gone", id: 0, data: problem))
+                } else {
+                    await stream.write(ServerSentEvent.event("problem", id: nil, data: problem))
+                }
+                break
+            }
+        }
+        stream.finish()
+    }
+}
