@@ -15,15 +15,15 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check bench bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check playground-screenshot bench bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
 
 # What the tests need beyond running: a PostgreSQL the tests start clusters of, nginx in
-# front of two servers. Kept out of `make run`.
+# front of two servers, headless Chromium for the playground. Kept out of `make run`.
 deps-test: deps
-	@$(call apt_install,postgresql nginx)
+	@$(call apt_install,postgresql nginx chromium)
 
 deps-loadtest: deps
 	@$(call apt_install,wrk)
@@ -45,7 +45,12 @@ test: deps-test build
 	swift test
 	scripts/api-check.sh
 	scripts/package-check.sh
+	scripts/playground-check.py .build/debug/batchdiff
 	SOAK_SECONDS=10 scripts/soak.py .build/debug/batchdiff
+
+# The playground in headless Chromium, and a fresh screenshot of it for the README.
+playground-screenshot: deps-test build
+	PLAYGROUND_SCREENSHOT=docs/playground.png scripts/playground-check.py .build/debug/batchdiff
 
 api-check: build
 	scripts/api-check.sh
@@ -60,6 +65,11 @@ BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.t
 bench: release
 	$(BENCH_ENV) .build/release/BatchDiffBenchmark
 	$(BENCH_ENV) .build/release/BatchDiffBenchmark e2e .build/release/batchdiff
+
+# 10,000 long polls, then 10,000 event streams, parked on one feed and woken by one PUT
+# (three runs); /healthz meanwhile.
+bench-fanout: release
+	scripts/bench-fanout.py .build/release/batchdiff
 
 bench-memory: release
 	scripts/bench-memory.py

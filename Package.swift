@@ -77,7 +77,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The playground page is compiled into the binary: the Docker image holds nothing else.
+            resources: [.embedInCode("Playground/playground.html")]
         ),
         .executableTarget(
             name: "batchdiff",

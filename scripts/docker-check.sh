@@ -8,7 +8,7 @@
 #     with its ENV (port changed to a free one), as PID 1 of its own PID namespace with
 #     /proc and /dev mounted like in a container;
 #  4. requires the HEALTHCHECK command (run inside the root) and curl from outside to get
-#     200 from /healthz, then SIGTERM and exit status 0;
+#     200 from /healthz and the playground from /, then SIGTERM and exit status 0;
 #  5. starts `serve --store sqlite:/data/feeds.db` on the image's /data volume (owned by
 #     the runtime user), PUTs a feed, restarts, and requires the same version and data.
 # Usage: scripts/docker-check.sh [--root-only] [--binary PATH]
@@ -242,6 +242,10 @@ code=$(curl -sS -o "$log.body" -w '%{http_code}' --max-time 5 "http://127.0.0.1:
 body=$(cat "$log.body" 2>/dev/null || true); rm -f "$log.body"
 [ "$code" = 200 ] || { cat "$log" >&2; die "curl /healthz from outside: HTTP $code $body"; }
 say "curl /healthz from outside: 200 $body"
+# The playground is in the binary: the image needs no other file for it.
+page=$(curl -sS --max-time 5 "http://127.0.0.1:$port/") || die "GET / failed"
+grep -q '<title>BatchDiff playground</title>' <<<"$page" || { cat "$log" >&2; die "GET / is not the playground"; }
+say "curl / from outside: the playground ($(wc -c <<<"$page") bytes)"
 stop_server
 
 # The /data volume, owned by the runtime user: a feed kept in SQLite survives a restart.

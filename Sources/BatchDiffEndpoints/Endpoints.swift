@@ -6,6 +6,7 @@ extension BatchDiffService {
     /// table decides routing, 404 and 405 with `Allow`, tokens, the body's content type and
     /// the route's name in metrics.
     static let endpoints: [Endpoint] = [
+        Endpoint(["GET", "HEAD"], "/", access: .open, answer: .now { _, _, _ throws(Problem) in Playground.page }),
         Endpoint(["GET", "HEAD"], "/healthz", access: .open, answer: .now { _, _, _ throws(Problem) in healthAnswer }),
         Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { service, _, _ throws(Problem) in
             guard service.feeds.isStoreAvailable else { throw Problem.storeUnavailable("it did not answer the last check") }

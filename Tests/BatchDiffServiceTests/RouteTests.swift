@@ -125,7 +125,7 @@ final class RouteTests: ServerTestCase {
     // MARK: Errors
 
     func testUnknownRouteIs404() throws {
-        for path in ["/", "/nope", "/healthz/", "/healthz/x", "/feeds/a/b", "/feeds/a/changes/", "/feeds/a/changes/x", "/diff/", "/feeds//"] {
+        for path in ["/nope", "/index.html", "/healthz/", "/healthz/x", "/feeds/a/b", "/feeds/a/changes/", "/feeds/a/changes/x", "/diff/", "/feeds//"] {
             assertProblem(try client.get(path), 404, "not_found")
         }
         XCTAssertEqual((assertJSON(try client.get("/feeds/"))["feeds"] as? [Any])?.count, 0, "/feeds/ is the list of feeds")

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""The playground (GET /) in headless Chromium, on loopback.
+
+Starts a server, opens the page in Debian's `chromium` (as root: --no-sandbox), driven
+over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no extra
+package), and checks:
+  1. the page loads with no console error, no uncaught exception, and no request to any
+     host but the server;
+  2. it preloads the companies example, and the batch, steps and patch it shows are the
+     server's answers to POST /diff of its two collections (asked here, apart from the page);
+  3. the live tab follows a feed over server-sent events: a PUT made here shows in the
+     page's list.
+With PLAYGROUND_SCREENSHOT=<file.png> it saves a screenshot of the diff tab (README).
+
+Usage: scripts/playground-check.py <batchdiff binary>
+"""
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+TIMEOUT = 30
+
+
+def fail(message):
+    print(f"playground-check: FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def start_server(binary):
+    log = tempfile.NamedTemporaryFile(prefix="playground-server-", suffix=".log", delete=False)
+    server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--event-heartbeat", "2"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + TIMEOUT
+    while time.time() < deadline:
+        with open(log.name) as text:
+            found = re.search(r"batchdiff listening on (http://\S+)", text.read())
+        if found:
+            return server, found.group(1)
+        if server.poll() is not None:
+            fail("the server exited before listening")
+        time.sleep(0.1)
+    fail("the server did not listen")
+
+
+def request(method, url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as response:
+        return json.loads(response.read())
+
+
+class Browser:
+    """Chromium speaking the DevTools protocol over fds 3 (commands) and 4 (answers)."""
+
+    def __init__(self, profile):
+        commands_read, self.commands = os.pipe()
+        self.answers, answers_write = os.pipe()
+
+        def pipes():
+            # Through fds above 4 first: either end may be 3 or 4 already.
+            commands, answers = os.dup(commands_read) + 100, os.dup(answers_write) + 100
+            os.dup2(commands_read, commands)
+            os.dup2(answers_write, answers)
+            os.dup2(commands, 3)
+            os.dup2(answers, 4)
+
+        self.process = subprocess.Popen(
+            ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--remote-debugging-pipe",
+             f"--user-data-dir={profile}", "--window-size=1400,1000", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+            pass_fds=(3, 4), preexec_fn=pipes,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(commands_read)
+        os.close(answers_write)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def send(self, method, params=None, session=True):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            for answer in self.read(deadline - time.time()):
+                if answer.get("id") == self.next_id:
+                    if "error" in answer:
+                        fail(f"{method}: {answer['error']}")
+                    return answer.get("result", {})
+        fail(f"no answer to {method}")
+
+    def read(self, timeout):
+        """Messages that arrive within `timeout`; events are kept in self.events."""
+        ready, _, _ = select.select([self.answers], [], [], max(0, timeout))
+        if not ready:
+            return []
+        chunk = os.read(self.answers, 1 << 20)
+        if not chunk:
+            fail("chromium closed its pipe")
+        self.buffer += chunk
+        *messages, self.buffer = self.buffer.split(b"\0")
+        parsed = [json.loads(m) for m in messages if m]
+        self.events += [m for m in parsed if "method" in m]
+        return parsed
+
+    def evaluate(self, expression):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            fail(f"evaluating {expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression, what):
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            if self.evaluate(expression):
+                return
+            self.read(0.2)
+        fail(f"waited {TIMEOUT} s for {what}")
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: playground-check.py <batchdiff binary>")
+    server, url = start_server(sys.argv[1])
+    origin = url.rstrip("/")
+    profile = tempfile.mkdtemp(prefix="playground-chromium-")
+    browser = Browser(profile)
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        for domain in ("Network", "Runtime", "Log", "Page"):
+            browser.send(f"{domain}.enable")
+        browser.send("Page.navigate", {"url": origin + "/"})
+        browser.wait_for("document.readyState === 'complete' && document.getElementById('patch')?.textContent.length > 0",
+                         "the page to show its first diff")
+
+        # 2. The example and the server's own answers to it.
+        old = json.loads(browser.evaluate("document.getElementById('old').value"))
+        new = json.loads(browser.evaluate("document.getElementById('new').value"))
+        if [s["id"] for s in old["sections"]] != ["Amazon", "Apple", "Blackberry", "Google"]:
+            fail(f"the page does not preload the companies example: {old}")
+        for panel, options in (("batch", {}), ("steps", {"format": "steps"}), ("patch", {"format": "json-patch"})):
+            shown = json.loads(browser.evaluate(f"document.getElementById('{panel}').textContent"))
+            expected = request("POST", origin + "/diff", {"old": old, "new": new, "options": {"idKey": "id", **options}})
+            if shown != expected:
+                fail(f"the {panel} shown is not the server's answer:\n{shown}\n!=\n{expected}")
+        batch = json.loads(browser.evaluate("document.getElementById('batch').textContent"))
+        if batch["sections"]["deleted"] != [2] or batch["sections"]["inserted"] != [3]:
+            fail(f"the example's batch is not the one docs/batch-format.md shows: {batch}")
+        browser.wait_for("document.querySelectorAll('#table li').length === 18 && !document.querySelector('#table li.deleting')",
+                         "the table to animate to the new collection (4 headers, 14 items)")
+        screenshot = os.environ.get("PLAYGROUND_SCREENSHOT")
+        if screenshot:
+            browser.send("Runtime.evaluate", {"expression": "replay()", "awaitPromise": False})
+            time.sleep(1.3)  # mid-animation: rows sliding in, travelling and flashing
+            image = browser.send("Page.captureScreenshot", {"format": "png"})["data"]
+            import base64
+            with open(screenshot, "wb") as out:
+                out.write(base64.b64decode(image))
+            print(f"playground-check: screenshot in {screenshot}")
+
+        # 3. The live tab over server-sent events.
+        first = request("PUT", origin + "/feeds/demo", [{"id": 1, "title": "One"}, {"id": 2, "title": "Two"}])["version"]
+        browser.evaluate("document.getElementById('tab-live').click(); document.getElementById('feed').value = 'demo';"
+                         "document.querySelector('#follow button').click(); true")
+        browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {first}'", "the feed's first version")
+        browser.wait_for("document.getElementById('liveStatus').textContent.startsWith('Following')", "the event stream to open")
+        second = request("PUT", origin + "/feeds/demo", [{"id": 2, "title": "Two"}, {"id": 3, "title": "Three"}, {"id": 1, "title": "Uno"}])["version"]
+        browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {second}'", "the event of the second version")
+        browser.wait_for("[...document.querySelectorAll('#liveTable li')].map(li => li.textContent).join() === 'Two,Three,Uno'",
+                         "the live list to show the second version")
+
+        # 1. Nothing but the server, nothing wrong.
+        browser.read(0.5)
+        requested = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+        elsewhere = [u for u in requested if not u.startswith(origin + "/")]
+        if elsewhere:
+            fail(f"the page asked other hosts: {elsewhere}")
+        problems = [e["params"] for e in browser.events
+                    if e["method"] == "Runtime.exceptionThrown"
+                    or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))
+                    or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+        if problems:
+            fail(f"console errors: {json.dumps(problems)[:2000]}")
+        print(f"playground-check: ok ({len(requested)} requests, all to {origin}; no console errors; "
+              f"the example's batch, steps and patch shown; a live feed followed over SSE)")
+    finally:
+        browser.close()
+        server.terminate()
+        server.wait(timeout=15)
+        subprocess.run(["rm", "-rf", profile])
+
+
+if __name__ == "__main__":
+    main()
