@@ -45,6 +45,7 @@ def start_server(binary):
         if server.poll() is not None:
             fail("the server exited before listening")
         time.sleep(0.1)
+    server.kill()
     fail("the server did not listen")
 
 
@@ -137,8 +138,9 @@ def main():
     server, url = start_server(sys.argv[1])
     origin = url.rstrip("/")
     profile = tempfile.mkdtemp(prefix="playground-chromium-")
-    browser = Browser(profile)
+    browser = None
     try:
+        browser = Browser(profile)
         target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
         for domain in ("Network", "Runtime", "Log", "Page"):
@@ -172,6 +174,12 @@ def main():
                 out.write(base64.b64decode(image))
             print(f"playground-check: screenshot in {screenshot}")
 
+        # Repeated identities keep every row (the nth "a" pairs with the nth "a").
+        browser.evaluate("""document.getElementById('old').value = '["a", "a", "b"]';
+                            document.getElementById('new').value = '["a", "b", "a", "a"]'; runDiff(); true""")
+        browser.wait_for("""[...document.querySelectorAll('#table li')].map(li => li.textContent).join() === '"a","b","a","a"'
+                            && !document.querySelector('#table li.deleting')""", "a list with repeated identities to animate")
+
         # 3. The live tab over server-sent events.
         first = request("PUT", origin + "/feeds/demo", [{"id": 1, "title": "One"}, {"id": 2, "title": "Two"}])["version"]
         browser.evaluate("document.getElementById('tab-live').click(); document.getElementById('feed').value = 'demo';"
@@ -198,9 +206,13 @@ def main():
         print(f"playground-check: ok ({len(requested)} requests, all to {origin}; no console errors; "
               f"the example's batch, steps and patch shown; a live feed followed over SSE)")
     finally:
-        browser.close()
+        if browser:
+            browser.close()
         server.terminate()
-        server.wait(timeout=15)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
         subprocess.run(["rm", "-rf", profile])
 
 

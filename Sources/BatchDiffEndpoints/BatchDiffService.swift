@@ -166,10 +166,11 @@ public final class BatchDiffService: Sendable {
     }
 
     /// Checks the bearer token when one of `tokens` is configured: 401 without, 403 wrong.
-    /// A GET may send it as the `access_token` query parameter instead (RFC 6750 §2.3: a
-    /// browser's `EventSource` cannot send headers); it is never logged, as no query is.
+    /// A GET may send the read token as the `access_token` query parameter instead (RFC 6750
+    /// §2.3: a browser's `EventSource` cannot send headers); it is never logged, as no query
+    /// is. The write token is never taken from a URL, where histories and proxies keep it.
     private func authorize(_ request: HTTPRequest, tokens: [String?]) throws(Problem) {
-        let configured = tokens.compactMap { $0 }
+        var configured = tokens.compactMap { $0 }
         guard !configured.isEmpty else { return }
         let offered: [UInt8]
         if let header = request.header("authorization") {
@@ -177,6 +178,7 @@ public final class BatchDiffService: Sendable {
             offered = Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
         } else if ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] {
             offered = Array(parameter.utf8)
+            configured = [configuration.readToken].compactMap { $0 }
         } else {
             throw Problem.unauthorized
         }

@@ -90,7 +90,7 @@ extension Connection {
     func queue(_ head: HTTPResponse, streaming body: ResponseStream) -> MHD_Result {
         let context = Unmanaged.passRetained(body)
         guard let handle = MHD_create_response_from_callback(bd_size_unknown, 16 << 10, streamReader, context.toOpaque(), streamFreed) else {
-            context.release()
+            context.takeRetainedValue().close()
             return .NO
         }
         defer { MHD_destroy_response(handle) }

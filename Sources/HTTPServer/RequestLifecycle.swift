@@ -69,10 +69,10 @@ final class RequestLifecycle: Sendable {
     func begin(_ state: RequestState, connection: Connection) {
         inFlight.add(1, ordering: .relaxed)
         connection.setDeadline(seconds: bodyTimeout)
+        state.headers = connection.headers()
         if isDraining {
             return answer(state, with: refusal(.shuttingDown), on: connection, close: true)
         }
-        state.headers = connection.headers()
         state.query = connection.queryArguments()
         let contentLength = state.headers["content-length"].flatMap { Int($0) }
         if let contentLength, contentLength > bodyLimit {
@@ -217,7 +217,11 @@ final class RequestLifecycle: Sendable {
     /// A stream stays open until its writer finishes it, its client goes away (watched as
     /// a parked connection's is) or the server shuts down (``answerParked(with:)``).
     private func answer(_ state: RequestState, with head: HTTPResponse, streaming body: ResponseStream, on connection: Connection) {
+        // From a parked request to a stream: counted as one, not the other.
         let admitted = parked.withLock { parked in
+            if let pending = state.pending, parked.pending.removeValue(forKey: ObjectIdentifier(pending)) != nil {
+                parkedGauge.record(parked.pending.count)
+            }
             parked.streams[ObjectIdentifier(body)] = body
             streamsGauge.record(parked.streams.count)
             return !parked.streamsEnded
@@ -281,6 +285,9 @@ final class RequestLifecycle: Sendable {
                 }
             }
         }
+        // A stream answered but never sent (its connection closed first) ends here: its
+        // writer learns it.
+        if state.stream == nil, case .streamed(_, let body)? = state.pending?.answer { body.close() }
         inFlight.subtract(1, ordering: .relaxed)
         memory.release(state.reservedMemory)
         let elapsed = ContinuousClock.now - state.started

@@ -4,8 +4,8 @@ import Synchronization
 ///
 /// The server sends what is written as soon as the client's socket takes it; while there is
 /// nothing to send, the connection is suspended and holds no thread. A write returns once
-/// its bytes are handed to the socket, so a writer never runs ahead of a slow client by
-/// more than one write. The stream ends when its writer finishes it, when the client goes
+/// its bytes are copied into the connection's send buffer (a block at a time, as the
+/// socket drains), so a writer never runs ahead of a slow client by more than one write. The stream ends when its writer finishes it, when the client goes
 /// away, or when the server shuts down; then every ``onClose(_:)`` handler is called.
 public final class ResponseStream: Sendable {
     private struct State {
@@ -35,7 +35,8 @@ public final class ResponseStream: Sendable {
 
     /// Sends `pieces` one after another, after what was written before; they are kept as
     /// they are, not copied (a body shared by many streams is held once). Returns true once
-    /// they are handed to the socket, false when the stream ended first (they are dropped).
+    /// they are in the connection's send buffer, false when the stream ended first (they
+    /// are dropped).
     @discardableResult
     public func write(_ pieces: [[UInt8]]) async -> Bool {
         let pieces = pieces.filter { !$0.isEmpty }
@@ -140,7 +141,8 @@ public final class ResponseStream: Sendable {
         resume?()
     }
 
-    /// The response is gone: writers still waiting learn it, and the close handlers run.
+    /// The response is gone (or was never sent): writers still waiting learn it, and the
+    /// close handlers run. Later calls do nothing.
     func close() {
         let (writers, handlers) = state.withLock { state in
             state.closed = true

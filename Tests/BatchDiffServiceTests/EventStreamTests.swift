@@ -148,7 +148,8 @@ final class EventStreamTests: ServerTestCase {
         let stream = try EventStreamClient(client, "/feeds/t/changes?since=0&access_token=secret-reader")
         XCTAssertEqual(stream.head.status, 200)
         XCTAssertEqual(try XCTUnwrap(stream.next()).id.flatMap(Int.init).map { $0 > 0 }, true)
-        XCTAssertEqual(try client.get("/feeds/t?access_token=secret-writer").status, 200, "the write token reads too")
+        XCTAssertEqual(try client.get("/feeds/t", headers: ["Authorization": "Bearer secret-writer"]).status, 200, "the write token reads too")
+        assertProblem(try client.get("/feeds/t?access_token=secret-writer"), 403, "forbidden")  // but never from a URL
         assertProblem(try client.get("/feeds/t?access_token=wrong"), 403, "forbidden")
         assertProblem(try client.get("/feeds/t"), 401, "unauthorized")
         // Writes take the token from the header only.
@@ -192,6 +193,7 @@ final class EventStreamTests: ServerTestCase {
         let streams = try (0..<30).map { _ in try EventStreamClient(client, "/feeds/v/changes?since=\(version)") }
         XCTAssertTrue(streams.allSatisfy { $0.head.status == 200 })
         XCTAssertEqual(try client.metric("batchdiff_event_streams"), 30)
+        XCTAssertEqual(try client.metric("batchdiff_connections_parked"), 0, "a stream is not also a parked request")
         // Thirty streams and ten more connections fill the server: more are refused at once.
         let others = try (0..<10).map { _ in try client.connect() }
         XCTAssertTrue(eventually(timeout: 5) { (try? client.get("/healthz", timeout: 1))?.status != 200 }, "a 41st connection is refused")

@@ -16,6 +16,9 @@ final class RequestMemoryTests: ServerTestCase {
         let server = try startServer(["--request-memory", "\(1 << 20)"])
         let client = server.client
         XCTAssertEqual(try client.post("/diff", body).status, 200, "one request alone always fits")
+        // That request completes just after its answer is read: until then its reservation
+        // would pass for the next one's.
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.metric("batchdiff_request_bytes_in_flight")) == 0 })
 
         // One request in flight: its head and half its body sent.
         let bytes = HTTPClient.requestBytes("POST", "/diff", body: Array(body.utf8), headers: [:])

@@ -70,9 +70,13 @@ extension BatchDiffService {
         let answer = try await feedCall { () async throws(FeedError) in
             try await self.feeds.changes(of: id, since: since, wait: .seconds(wait), options: options)
         }
-        // A JSON Patch is the bare array; its ETag names the version it leads to.
-        guard answer.isPatch else { return .json(200, answer.body) }
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json-patch+json"), ("ETag", "\"\(answer.latest)\"")], body: answer.body)
+        // A JSON Patch is the bare array; its ETag names the version it leads to. A request
+        // that accepts an event stream is answered with one instead (FeedEvents.swift).
+        guard answer.isPatch else { return .json(200, answer.body, headers: [("Vary", "Accept")]) }
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json-patch+json"), ("ETag", "\"\(answer.latest)\""), ("Vary", "Accept")],
+            body: answer.body
+        )
     }
 
     /// What a `changes` request asks: the feed, the version the client holds (`given`, else

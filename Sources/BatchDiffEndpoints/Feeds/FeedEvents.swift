@@ -37,7 +37,7 @@ extension BatchDiffService {
 
     /// The stream's status and headers: nothing may store it or hold it back.
     private static let eventStreamHead = HTTPResponse(status: 200, headers: [
-        ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+        ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"), ("Vary", "Accept"),
     ])
 
     /// Milliseconds a browser waits before it reconnects a stream that ended.
@@ -61,7 +61,7 @@ extension BatchDiffService {
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
         while open && !Task.isCancelled {
             do throws(FeedError) {
-                let latest = try await feeds.latestVersion(of: id, after: since, wait: .seconds(configuration.eventHeartbeat))
+                let latest = try await feeds.latestVersion(of: id, after: since, wait: .seconds(max(1, configuration.eventHeartbeat)))
                 guard latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
                     continue
