@@ -91,9 +91,29 @@ public final class BatchDiffService: Sendable {
         latency.recordNanoseconds(Int64(exchange.seconds * 1e9))
         receivedBytes.increment(by: exchange.bytesIn)
         sentBytes.increment(by: exchange.bytesOut)
-        // The path is logged escaped: a decoded %0A cannot forge a log line.
-        let path = exchange.path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? exchange.path.debugDescription : exchange.path
-        logger.info("\(method) \(path) \(exchange.status) \(Int(exchange.seconds * 1e6))us in=\(exchange.bytesIn) out=\(exchange.bytesOut)")
+        // The path is logged escaped: a decoded %0A cannot forge a log line. (Control
+        // characters are ASCII, and no byte of a longer UTF-8 sequence is.)
+        let path = exchange.path.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? exchange.path.debugDescription : exchange.path
+        logger.info(Logger.Message(stringLiteral: Self.accessLine(method: method, path: path, exchange)))
+    }
+
+    /// The log line of a finished request, `GET /healthz 200 120us in=0 out=15`, written
+    /// into one buffer of its size (a request's line is the busiest string the server makes).
+    private static func accessLine(method: String, path: String, _ exchange: HTTPExchange) -> String {
+        var line = String()
+        line.reserveCapacity(method.utf8.count + path.utf8.count + 64)
+        line += method
+        line += " "
+        line += path
+        line += " "
+        line += String(exchange.status)
+        line += " "
+        line += String(Int(exchange.seconds * 1e6))
+        line += "us in="
+        line += String(exchange.bytesIn)
+        line += " out="
+        line += String(exchange.bytesOut)
+        return line
     }
 
     private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
@@ -190,8 +210,8 @@ public final class BatchDiffService: Sendable {
     /// A body is JSON: `application/json`, a `+json` type, or no type at all.
     static func checkContentType(_ request: HTTPRequest) throws(Problem) {
         guard let contentType = request.header("content-type") else { return }
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+        let type = mediaType(contentType)
+        guard type == "application/json" || type.hasSuffix("+json") else {
             throw Problem.unsupportedMediaType(contentType)
         }
     }

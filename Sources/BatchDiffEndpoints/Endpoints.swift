@@ -58,11 +58,18 @@ extension BatchDiffService {
         route(of: path)?.route.path.label ?? "other"
     }
 
-    /// The endpoints of one path pattern, and the methods they answer together (for `Allow`).
-    struct Route: Sendable {
+    /// The endpoints of one path pattern, and the methods they answer together (for `Allow`);
+    /// a class, so that finding a request's route copies no arrays.
+    final class Route: Sendable {
         let path: PathPattern
         let endpoints: [Endpoint]
         let allowed: [String]
+
+        init(path: PathPattern, endpoints: [Endpoint], allowed: [String]) {
+            self.path = path
+            self.endpoints = endpoints
+            self.allowed = allowed
+        }
     }
 
     /// The endpoint table grouped by path pattern, in the table's order; every route also
@@ -90,9 +97,8 @@ extension BatchDiffService {
 
     /// The route of `path` (the first pattern that matches) and the path's parameters.
     static func route(of path: String) -> (route: Route, parameters: PathParameters)? {
-        guard let segments = PathPattern.segments(of: path) else { return nil }
         for route in routes {
-            if let parameters = route.path.match(segments) { return (route, parameters) }
+            if let parameters = route.path.match(path) { return (route, parameters) }
         }
         return nil
     }

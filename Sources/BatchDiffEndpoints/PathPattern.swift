@@ -19,26 +19,29 @@ struct PathPattern: Sendable {
         }
     }
 
-    /// The segments of `path` after its leading slash (nil without one), split once for all
-    /// the patterns a request is matched against.
-    static func segments(of path: String) -> [Substring]? {
-        guard path.first == "/" else { return nil }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-    }
-
-    /// The values of the parameters if the path of `segments` (``segments(of:)``) matches,
-    /// in the pattern's order; nil if not.
-    func match(_ path: [Substring]) -> PathParameters? {
-        var parts = path[...]
-        if allowsTrailingSlash, parts.count == segments.count + 1, parts.last == "" { parts.removeLast() }
-        guard parts.count == segments.count else { return nil }
+    /// The values of the parameters if `path` matches, in the pattern's order; nil if not.
+    /// The path is walked in place, segment by segment: matching allocates nothing but the
+    /// parameters' values (a request is matched against every route until one fits).
+    func match(_ path: String) -> PathParameters? {
+        var rest = path.utf8[...]
+        guard rest.first == UInt8(ascii: "/") else { return nil }
+        rest = rest.dropFirst()
         var values: [(name: String, value: String)] = []
-        for (segment, part) in zip(segments, parts) {
+        for (index, segment) in segments.enumerated() {
+            let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            let part = rest[..<end]
             switch segment {
-            case .literal(let text): guard part == text else { return nil }
-            case .parameter(let name): values.append((name, String(part)))
+            case .literal(let text): guard part.elementsEqual(text.utf8) else { return nil }
+            case .parameter(let name): values.append((name, String(Substring(part))))
+            }
+            rest = rest[end...]
+            // Segments are separated by one slash; the last may be followed by one (`/?`).
+            if index < segments.count - 1 {
+                guard !rest.isEmpty else { return nil }
+                rest = rest.dropFirst()
             }
         }
+        guard rest.isEmpty || (allowsTrailingSlash && rest.elementsEqual("/".utf8)) else { return nil }
         return PathParameters(values: values)
     }
 }

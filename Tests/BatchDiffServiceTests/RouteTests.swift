@@ -191,7 +191,7 @@ final class RouteTests: ServerTestCase {
         }
         assertProblem(try client.put("/feeds/typed", "[]", headers: ["Content-Type": "text/csv"]), 415, "unsupported_media_type")
         // JSON media types, with parameters, are fine.
-        for type in ["application/json; charset=utf-8", "Application/JSON", "application/vnd.batch+json"] {
+        for type in ["application/json; charset=utf-8", "Application/JSON", "application/vnd.batch+json", " application/json ;charset=utf-8"] {
             XCTAssertEqual(try client.post("/diff", #"{"old": [], "new": []}"#, headers: ["Content-Type": type]).status, 200, type)
         }
     }
