@@ -21,6 +21,10 @@ request memory, a 4 MiB body limit, 5 s header and body timeouts, 5 s longest wa
   `changes?since=version` with and without `&wait=2`, apply each batch with its `values` by
   the fill semantics (batch-format §3; `counts.old` first) and compare the result with the
   model's content for `to`; 410 and 404 start again from (0, []);
+- event readers (1 per feed): follow the feed over server-sent events for a few seconds at
+  a time, apply each event's batch to the data of the previous event and compare it with the
+  model; `gone` and `problem` (a deleted feed) start again from (0, []); the stream is then
+  closed or dropped with a TCP reset, and the next resumes with `Last-Event-ID`;
 - ETag readers (1 per feed): `GET /feeds/{f}` with `If-None-Match` of the version held: a
   304 only while that is the latest, a 200 with the model's data for its `version` (and
   the exact bytes the writer sent) and an `ETag` naming it;
@@ -109,6 +113,7 @@ IDLE_CONNECTIONS = 1000
 KEEP_VERSIONS = 200          # versions of each feed kept in the model
 MODEL_WAIT = 2.0             # seconds a check waits for a writer to record a version
 LONG_POLL = 2                # the readers' wait=
+EVENT_HEARTBEAT = 1          # --event-heartbeat: a quiet stream's reader wakes each second
 LARGE_DIFF_ITEMS = 50_000
 MAX_DETAILS = 10
 
@@ -119,6 +124,7 @@ ALLOWED = {
     "put": {200: None, 412: "precondition_failed", 503: "server_busy"},
     "delete": {204: None, 404: "feed_not_found"},
     "changes": {200: None, 404: "feed_not_found", 410: "version_gone"},
+    "events": {200: None, 404: "feed_not_found"},
     "get": {200: None, 304: None, 404: "feed_not_found"},
     "diff": {200: None, 503: "server_busy"},
     "malformed": {400: "malformed_json", 503: "server_busy"},
@@ -706,6 +712,92 @@ class Reader(Worker):
             self.pause(0.05, 0.2)
 
 
+class EventReader(Worker):
+    """A feed followed over server-sent events (feeds.md §6.1): each event applied to the
+    data of the previous one and checked against the model; a stream lives a few seconds,
+    then its client closes it or vanishes with a reset, and resumes with Last-Event-ID."""
+
+    def __init__(self, port, feed, seed):
+        super().__init__(port, f"events-{feed}-{seed % 100}", seed)
+        self.feed = feed
+        self.version, self.data = 0, []
+
+    def step(self):
+        feed = self.feed
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=EVENT_HEARTBEAT + 10)
+        headers = {"Accept": "text/event-stream"}
+        if self.version:
+            headers["Last-Event-ID"] = str(self.version)
+        what = f"stream of {feed} from {self.version}"
+        try:
+            conn.request("GET", f"/feeds/{feed}/changes?since=0", headers=headers)
+            response = conn.getresponse()
+            if response.status != 200:
+                answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read(), 0.0)
+                if judge("events", answer, what) is not False:
+                    self.version, self.data = 0, []
+                self.pause(0.1, 0.3)
+                return
+            STATS.count("events", "stream opened")
+            ends = time.monotonic() + self.rng.uniform(1, 6)
+            fields, data = {}, []
+            while not STOP.is_set() and time.monotonic() < ends:
+                line = response.readline()
+                if not line:
+                    STATS.count("events", "stream ended by the server")
+                    return
+                line = line.decode().rstrip("\n")
+                if line:
+                    if not line.startswith(":"):
+                        field, _, value = line.partition(":")
+                        value = value[1:] if value.startswith(" ") else value
+                        if field == "data":
+                            data.append(value)
+                        else:
+                            fields[field] = value
+                    continue
+                if data and not self.event(fields.get("event", "message"), fields.get("id"), "\n".join(data), what):
+                    return
+                fields, data = {}, []
+        finally:
+            if conn.sock is not None and self.rng.random() < 0.5:
+                reset_close(conn.sock)
+                STATS.count("events", "reset by the client")
+            conn.close()
+
+    def event(self, kind, event_id, data, what):
+        """Applies one event; returns whether the stream goes on."""
+        doc = json.loads(data)
+        if kind in ("gone", "problem"):
+            code = {"gone": "version_gone", "problem": "feed_not_found"}[kind]
+            STATS.count("events", kind)
+            if doc.get("code") != code or (kind == "gone" and event_id != "0"):
+                STATS.bad("events", f"{what}: event {kind} (id {event_id}) with {short(data.encode())}")
+            self.version, self.data = 0, []
+            return False
+        to = doc.get("to")
+        if kind != "message" or doc.get("feed") != self.feed or doc.get("from") != self.version or event_id != str(to):
+            STATS.bad("events", f"{what}: event {kind} id {event_id} wrong: {short(data.encode())}", inconsistent=True)
+            self.version, self.data = 0, []
+            return False
+        # An event may be older than a version acknowledged since (the next one brings it):
+        # what is checked is that it applies and gives the model's data.
+        STATS.count("events", "event")
+        try:
+            new = apply_values(self.data, doc, doc.get("values"))
+        except BatchError as error:
+            STATS.bad("events", f"{what}: the event to {to} does not apply: {error}", inconsistent=True)
+            self.version, self.data = 0, []
+            return False
+        entry = MODEL.wait(self.feed, to)
+        if entry is None or canon(new) != entry[0]:
+            STATS.bad("events", f"{what}: the event to {to} gives other data than the model's", inconsistent=True)
+            self.version, self.data = 0, []
+            return False
+        self.version, self.data = to, new
+        return True
+
+
 class EtagReader(Worker):
     def __init__(self, port, feed, seed):
         super().__init__(port, f"etag-{feed}", seed)
@@ -1190,7 +1282,7 @@ def start_server(binary, log):
          "--max-feed-memory", str(FEED_MEMORY), "--request-memory", str(REQUEST_MEMORY),
          "--max-connections", str(MAX_CONNECTIONS), "--body-limit", str(BODY_LIMIT),
          "--header-timeout", str(HEADER_TIMEOUT), "--body-timeout", str(BODY_TIMEOUT),
-         "--max-wait", str(MAX_WAIT)],
+         "--max-wait", str(MAX_WAIT), "--event-heartbeat", str(EVENT_HEARTBEAT)],
         stdout=out, stderr=log, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -1384,6 +1476,7 @@ def main():
             workers.append(Writer(port, feed, next(seeds), deletes=False))
         workers += [Reader(port, feed, next(seeds)) for _ in range(READERS_PER_FEED)]
         workers.append(EtagReader(port, feed, next(seeds)))
+        workers.append(EventReader(port, feed, next(seeds)))
     workers += [Differ(port, next(seeds), large=False), Differ(port, next(seeds), large=False),
                 Differ(port, next(seeds), large=True), Differ(port, next(seeds), large=True)]
     workers += [SlowSender(port, f"slow-{i}", next(seeds)) for i in range(3)]
