@@ -68,6 +68,27 @@ final class NginxTests: ServerTestCase {
 /// nginx with `deploy/nginx/batchdiff.conf.template` rendered for `replicas` on a free
 /// port of 127.0.0.1, in the foreground as one process (no master, no workers), its files
 /// in a temporary directory. Stopped when dropped.
+extension NginxTests {
+    /// Through the repository's nginx template, an event stream's head and each event reach
+    /// the client at once (nothing held in a proxy buffer), and its heartbeats keep it open.
+    func testEventStreamsPassThroughNginxAtOnce() throws {
+        let server = try startServer(["--event-heartbeat", "1"])
+        let nginx = try NginxProcess(replicas: [server.port, server.port])
+        let version = assertVersion(try server.client.put("/feeds/proxied", "[1]"))
+        let stream = try EventStreamClient(HTTPClient(port: nginx.port), "/feeds/proxied/changes?since=\(version)")
+        XCTAssertEqual(stream.head.status, 200)
+        XCTAssertEqual(stream.head.header("content-type"), "text/event-stream; charset=utf-8")
+        for next in 1...3 {
+            let written = Date()
+            assertVersion(try server.client.put("/feeds/proxied", "[1, \(next + 1)]"), version + next)
+            XCTAssertEqual(try stream.next(timeout: 5)?.id, String(version + next))
+            XCTAssertLessThan(Date().timeIntervalSince(written), 1, "the event waited in the proxy")
+        }
+        XCTAssertThrowsError(try stream.next(timeout: 2.5), "no event without a version")
+        XCTAssertGreaterThanOrEqual(stream.comments.count, 2, "heartbeats pass through too")
+    }
+}
+
 final class NginxProcess {
     let port: UInt16
     private let process = Process()

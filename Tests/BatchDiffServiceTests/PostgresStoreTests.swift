@@ -154,6 +154,27 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertGreaterThan(try metric(client, "batchdiff_store_reconnects_total"), 0)
     }
 
+    /// An event stream whose store goes away ends with `event: problem` (503
+    /// `store_unavailable`) instead of hanging; once the database is back a new one opens.
+    func testAnEventStreamEndsWhenItsStoreIsStopped() throws {
+        let server = try startServers(1, ["--event-heartbeat", "1"])[0]
+        let client = server.client
+        let version = assertVersion(try client.put("/feeds/streamed", "[1]"))
+        let stream = try EventStreamClient(client, "/feeds/streamed/changes?since=\(version)")
+        XCTAssertEqual(stream.head.status, 200)
+        try cluster.stop()
+        let problem = try XCTUnwrap(stream.next(timeout: 15), "the stream ended without telling")
+        XCTAssertEqual(problem.type, "problem")
+        XCTAssertEqual(problem.object["code"] as? String, "store_unavailable")
+        XCTAssertNil(try stream.next(timeout: 5), "the stream ends after the problem")
+        try cluster.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.get("/readyz").status) == 200 })
+        let again = try EventStreamClient(client, "/feeds/streamed/changes?since=\(version)")
+        XCTAssertEqual(again.head.status, 200)
+        assertVersion(try client.put("/feeds/streamed", "[1, 2]"), version + 1)
+        XCTAssertEqual(try again.next(timeout: 5)?.id, String(version + 1))
+    }
+
     func testFrozenDatabaseAnswers503WithinFiveSeconds() throws {
         let server = try startServers(1)[0]
         let client = server.client
