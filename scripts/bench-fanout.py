@@ -133,11 +133,7 @@ def fan_out(port, feed, version, streams):
     if streams:
         drain(clients, b"retry: 1000")  # each stream's head and first line are in
     during = healthz_ms(port)
-    body = json.dumps([1, 2, 3, time.time_ns()]).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/feeds/{feed}", data=body, method="PUT",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        written = json.loads(response.read())["version"]
+    written = json.loads(http(port, "PUT", f"/feeds/{feed}", [1, 2, 3, time.time_ns()]))["version"]
     acknowledged = time.perf_counter()
     marker = f"id: {written}".encode() if streams else f'"to":{written}'.encode()
     last = drain(clients, marker)
@@ -154,7 +150,7 @@ def spread(values, digits=0):
 def main():
     if len(sys.argv) != 2:
         fail("usage: bench-fanout.py <batchdiff binary>")
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if hard < CLIENTS + 100:
         fail(f"the open-file limit {hard} is too low for {CLIENTS} clients")

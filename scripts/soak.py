@@ -690,26 +690,34 @@ class Reader(Worker):
                 STATS.bad("changes", f"{what} -> the empty batch after {answer.seconds:.2f} s, before the wait ended")
             elif answer.seconds > LONG_POLL + 3:
                 STATS.bad("changes", f"{what} -> the empty batch after {answer.seconds:.2f} s (wait={LONG_POLL})")
-        try:
-            new = apply_values(self.data, doc, doc.get("values"))
-        except BatchError as error:
-            STATS.bad("changes", f"{what} -> to {to}: the batch does not apply to the data of {since}: {error}",
-                      inconsistent=True)
-            self.version, self.data = 0, []
-            return
-        entry = MODEL.wait(feed, to)
-        if entry is None:
-            STATS.bad("changes", f"{what} -> to {to}, a version no writer saw acknowledged", inconsistent=True)
-            self.version, self.data = 0, []
-            return
-        if canon(new) != entry[0]:
-            STATS.bad("changes", f"{what} -> to {to}: applying the batch and values gives other data than the "
-                                 f"model's: {first_difference(new, json.loads(entry[0]))}", inconsistent=True)
+        new = applied("changes", what, feed, self.data, doc)
+        if new is None:
             self.version, self.data = 0, []
             return
         self.version, self.data = to, new
         if to == since and not wait:
             self.pause(0.05, 0.2)
+
+
+def applied(kind, what, feed, data, doc):
+    """`data` with the batch and values of `doc` applied, when that gives the model's
+    content for its `to`; else None, with the reason recorded."""
+    to = doc["to"]
+    try:
+        new = apply_values(data, doc, doc.get("values"))
+    except BatchError as error:
+        STATS.bad(kind, f"{what} -> to {to}: the batch does not apply to the data of {doc['from']}: {error}",
+                  inconsistent=True)
+        return None
+    entry = MODEL.wait(feed, to)
+    if entry is None:
+        STATS.bad(kind, f"{what} -> to {to}, a version no writer saw acknowledged", inconsistent=True)
+        return None
+    if canon(new) != entry[0]:
+        STATS.bad(kind, f"{what} -> to {to}: applying the batch and values gives other data than the "
+                        f"model's: {first_difference(new, json.loads(entry[0]))}", inconsistent=True)
+        return None
+    return new
 
 
 class EventReader(Worker):
@@ -783,15 +791,8 @@ class EventReader(Worker):
         # An event may be older than a version acknowledged since (the next one brings it):
         # what is checked is that it applies and gives the model's data.
         STATS.count("events", "event")
-        try:
-            new = apply_values(self.data, doc, doc.get("values"))
-        except BatchError as error:
-            STATS.bad("events", f"{what}: the event to {to} does not apply: {error}", inconsistent=True)
-            self.version, self.data = 0, []
-            return False
-        entry = MODEL.wait(self.feed, to)
-        if entry is None or canon(new) != entry[0]:
-            STATS.bad("events", f"{what}: the event to {to} gives other data than the model's", inconsistent=True)
+        new = applied("events", what, self.feed, self.data, doc)
+        if new is None:
             self.version, self.data = 0, []
             return False
         self.version, self.data = to, new

@@ -37,7 +37,7 @@ public final class BatchDiffService: Sendable {
         let label = found?.route.path.label ?? "other"
         // A browser's preflight carries no token: what a route allows is no secret.
         if request.method == "OPTIONS", let route = found?.route {
-            return .accepted(route: label) { _ in .now(Self.options(of: route)) }
+            return .accepted(route: label) { _ in .now(route.options) }
         }
         do {
             let (endpoint, parameters) = try endpoint(of: request, found)
@@ -180,30 +180,33 @@ public final class BatchDiffService: Sendable {
     }
 
     /// Reads need a token only when a read token is configured; the write token also reads.
+    /// A GET without `Authorization` may send the read token as the `access_token` query
+    /// parameter instead (RFC 6750 §2.3: a browser's `EventSource` cannot send headers); it
+    /// is never logged, as no query is. The write token is never taken from a URL, where
+    /// histories and proxies keep it.
     func authorizeRead(_ request: HTTPRequest) throws(Problem) {
-        guard configuration.readToken != nil else { return }
+        guard let readToken = configuration.readToken else { return }
+        if request.header("authorization") == nil, ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] {
+            return try Self.check(Array(parameter.utf8), against: [readToken])
+        }
         try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
     }
 
-    /// Checks the bearer token when one of `tokens` is configured: 401 without, 403 wrong.
-    /// A GET may send the read token as the `access_token` query parameter instead (RFC 6750
-    /// §2.3: a browser's `EventSource` cannot send headers); it is never logged, as no query
-    /// is. The write token is never taken from a URL, where histories and proxies keep it.
+    /// Checks the bearer token of `Authorization` when one of `tokens` is configured: 401
+    /// without, 403 wrong.
     private func authorize(_ request: HTTPRequest, tokens: [String?]) throws(Problem) {
-        var configured = tokens.compactMap { $0 }
+        let configured = tokens.compactMap { $0 }
         guard !configured.isEmpty else { return }
-        let offered: [UInt8]
-        if let header = request.header("authorization") {
-            guard header.lowercased().hasPrefix("bearer ") else { throw Problem.unauthorized }
-            offered = Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
-        } else if ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] {
-            offered = Array(parameter.utf8)
-            configured = [configuration.readToken].compactMap { $0 }
-        } else {
+        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
             throw Problem.unauthorized
         }
-        // Every configured token is compared, in full, so timing tells nothing.
-        let matches = configured.map { constantTimeEqual(offered, Array($0.utf8)) }
+        try Self.check(Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") }), against: configured)
+    }
+
+    /// 403 unless `offered` is one of `tokens`. Every token is compared, in full, so timing
+    /// tells nothing.
+    private static func check(_ offered: [UInt8], against tokens: [String]) throws(Problem) {
+        let matches = tokens.map { constantTimeEqual(offered, Array($0.utf8)) }
         guard matches.contains(true) else { throw Problem.forbidden }
     }
 

@@ -63,12 +63,16 @@ extension BatchDiffService {
     final class Route: Sendable {
         let path: PathPattern
         let endpoints: [Endpoint]
+        /// The methods the route answers, `OPTIONS` included (for `Allow`).
         let allowed: [String]
+        /// The answer to `OPTIONS` (``options(allowing:)``).
+        let options: HTTPResponse
 
-        init(path: PathPattern, endpoints: [Endpoint], allowed: [String]) {
+        init(path: PathPattern, endpoints: [Endpoint]) {
             self.path = path
             self.endpoints = endpoints
-            self.allowed = allowed
+            allowed = endpoints.flatMap(\.methods) + ["OPTIONS"]
+            options = BatchDiffService.options(allowing: allowed)
         }
     }
 
@@ -76,18 +80,17 @@ extension BatchDiffService {
     /// answers `OPTIONS` (``options(of:)``).
     private static let routes: [Route] = endpoints.reduce(into: [Route]()) { routes, endpoint in
         if let index = routes.firstIndex(where: { $0.path.label == endpoint.path.label }) {
-            let route = routes[index]
-            routes[index] = Route(path: route.path, endpoints: route.endpoints + [endpoint], allowed: route.allowed.dropLast() + endpoint.methods + ["OPTIONS"])
+            routes[index] = Route(path: routes[index].path, endpoints: routes[index].endpoints + [endpoint])
         } else {
-            routes.append(Route(path: endpoint.path, endpoints: [endpoint], allowed: endpoint.methods + ["OPTIONS"]))
+            routes.append(Route(path: endpoint.path, endpoints: [endpoint]))
         }
     }
 
-    /// `OPTIONS` on a route: what it allows (`Allow`), and for a browser's CORS preflight the
-    /// methods and request headers a page may use (the server adds the origin when it is
-    /// allowed, `--cors-origin`).
-    static func options(of route: Route) -> HTTPResponse {
-        let methods = route.allowed.joined(separator: ", ")
+    /// `OPTIONS` on a route that answers `allowed`: what it allows (`Allow`), and for a
+    /// browser's CORS preflight the methods and request headers a page may use (the server
+    /// adds the origin when it is allowed, `--cors-origin`).
+    static func options(allowing allowed: [String]) -> HTTPResponse {
+        let methods = allowed.joined(separator: ", ")
         return HTTPResponse(status: 204, headers: [
             ("Allow", methods), ("Access-Control-Allow-Methods", methods),
             ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID"),

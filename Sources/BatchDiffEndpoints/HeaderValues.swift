@@ -7,7 +7,7 @@
 func qualityValues(_ header: String) -> [(value: String, quality: Double)] {
     header.utf8.split(separator: UInt8(ascii: ",")).map { element in
         let parts = element.split(separator: UInt8(ascii: ";"))
-        let value = parts.first.map { String(Substring(trimmed($0))).lowercased() } ?? ""
+        let value = parts.first.map { asciiLowercased(trimmed($0)) } ?? ""
         let quality = parts.dropFirst().compactMap { parameter -> Double? in
             let pair = parameter.split(separator: UInt8(ascii: "="), maxSplits: 1).map(trimmed)
             return pair.count == 2 && asciiLowercased(pair[0]) == "q" ? Double(String(Substring(pair[1]))) : nil
@@ -23,7 +23,7 @@ func mediaType(_ header: String) -> String {
 }
 
 /// `text` without the spaces and tabs around it (a header's optional whitespace).
-private func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
+func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
     let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
     guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
         return text[text.endIndex...]

@@ -26,13 +26,13 @@ struct PathPattern: Sendable {
         var rest = path.utf8[...]
         guard rest.first == UInt8(ascii: "/") else { return nil }
         rest = rest.dropFirst()
-        var values: [(name: String, value: String)] = []
+        var values: [(name: String, value: Substring.UTF8View)] = []
         for (index, segment) in segments.enumerated() {
             let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
             let part = rest[..<end]
             switch segment {
             case .literal(let text): guard part.elementsEqual(text.utf8) else { return nil }
-            case .parameter(let name): values.append((name, String(Substring(part))))
+            case .parameter(let name): values.append((name, part))
             }
             rest = rest[end...]
             // Segments are separated by one slash; the last may be followed by one (`/?`).
@@ -42,7 +42,7 @@ struct PathPattern: Sendable {
             }
         }
         guard rest.isEmpty || (allowsTrailingSlash && rest.elementsEqual("/".utf8)) else { return nil }
-        return PathParameters(values: values)
+        return PathParameters(values: values.map { ($0.name, String(Substring($0.value))) })
     }
 }
 

@@ -10,12 +10,6 @@ public final class PendingResponse: Sendable {
     enum Answer {
         case whole(HTTPResponse)
         case streamed(head: HTTPResponse, body: ResponseStream)
-
-        var status: Int {
-            switch self {
-            case .whole(let response), .streamed(let response, _): response.status
-            }
-        }
     }
 
     private let state = Mutex<Answer?>(nil)

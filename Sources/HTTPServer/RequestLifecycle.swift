@@ -243,6 +243,7 @@ final class RequestLifecycle: Sendable {
     }
 
     private func withCrossOriginHeaders(_ response: HTTPResponse, for state: RequestState) -> HTTPResponse {
+        guard !crossOrigin.origins.isEmpty else { return response }
         let added = crossOrigin.headers(forOrigin: state.headers["origin"])
         guard !added.isEmpty else { return response }
         var response = response
@@ -268,7 +269,6 @@ final class RequestLifecycle: Sendable {
             return Array(parked.pending.values)
         }
         for request in pending { request.send(response) }
-        endStreams()
     }
 
     func complete(_ state: RequestState) {

@@ -4,14 +4,15 @@ import BatchDiffURLSession
 import Foundation
 import XCTest
 
+/// A feed's collection as the client library reads it from JSON text.
+func collection(_ text: String) throws -> FeedCollection<JSON, JSON> {
+    try JSONDecoder().decode(FeedCollection<JSON, JSON>.self, from: Data(text.utf8))
+}
+
 /// The client library against a real server: every `changes` answer of random versions
 /// applied, the follower through 503s and network errors, over both transports.
 final class ClientLibraryTests: ServerTestCase {
     private typealias Collection = FeedCollection<JSON, JSON>
-
-    private func collection(_ text: String) throws -> Collection {
-        try JSONDecoder().decode(Collection.self, from: Data(text.utf8))
-    }
 
     /// From every version (and from nothing), the answer applied to what a client holds is
     /// the latest version, for lists and sections alike.

@@ -7,7 +7,8 @@ struct ReceivedEvent {
     var id: String?
     var data = ""
 
-    var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:] }
+    /// The data as a JSON object; empty when it is not one.
+    var object: [String: Any] { HTTPResult(status: 200, headers: [], body: Array(data.utf8)).object }
 }
 
 /// A client of `GET .../changes` with `Accept: text/event-stream` on its own connection:

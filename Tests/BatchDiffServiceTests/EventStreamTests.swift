@@ -8,10 +8,6 @@ import XCTest
 final class EventStreamTests: ServerTestCase {
     private typealias Collection = FeedCollection<JSON, JSON>
 
-    private func collection(_ text: String) throws -> Collection {
-        try JSONDecoder().decode(Collection.self, from: Data(text.utf8))
-    }
-
     /// What a client holds after applying the event's `changes` answer to `held`.
     private func applied(_ event: ReceivedEvent, to held: Collection?) throws -> Collection {
         let changes = try JSONDecoder().decode(FeedChanges<JSON, JSON>.self, from: Data(event.data.utf8))

@@ -2,7 +2,7 @@ import BatchDiffFeeds
 import BatchDiffJSON
 import HTTPServer
 
-/// A feed's changes as server-sent events (docs/feeds.md §7): `GET /feeds/{id}/changes`
+/// A feed's changes as server-sent events (docs/feeds.md §6.1): `GET /feeds/{id}/changes`
 /// with `Accept: text/event-stream`. Each new version is one event whose `id` is the version
 /// and whose data is the `changes` answer from the previous event's version; a comment is
 /// sent when no version came for a heartbeat's time. The stream is a parked connection: no
@@ -46,7 +46,7 @@ extension BatchDiffService {
     /// `Last-Event-ID`, a browser's version when it reconnects: it takes precedence over `since`.
     private static func lastEventID(_ request: HTTPRequest) throws(Problem) -> Int? {
         guard let text = request.header("last-event-id") else { return nil }
-        guard let version = Int(text.trimmingCharacters(in: .whitespaces)), version >= 0 else {
+        guard let version = Int(String(Substring(trimmed(text.utf8[...])))), version >= 0 else {
             throw Problem.badHeader("Last-Event-ID: expected a version number, not \(text.prefix(40).debugDescription)")
         }
         return version
