@@ -1306,7 +1306,17 @@ def tail(path, lines=30):
 
 
 def quiet_checks(port):
-    """With the load stopped: deterministic checks that need the request budget to itself."""
+    """With the load stopped: deterministic checks that need the request budget to itself.
+    A hostile client's body may still hold its reservation until the server's body timeout
+    (a body cut short, then half-closed): the checks wait for the budget to be free, and a
+    reservation that outlives the body timeout is reported."""
+    conn, start = Conn(port), time.monotonic()
+    while metrics(conn).get("batchdiff_request_bytes_in_flight", 0) != 0:
+        if time.monotonic() - start > BODY_TIMEOUT + 2:
+            STATS.bad("quiet-wait", f"request bodies still hold the budget {BODY_TIMEOUT + 2} s after the load stopped")
+            break
+        time.sleep(0.1)
+    conn.close()
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
     try:
         sock.sendall(b"PUT /feeds/f0 HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"

@@ -7,16 +7,30 @@ import Synchronization
 final class LongPolls: Sendable {
     /// One parked long poll's wake-up.
     final class Wake: Sendable {
-        private let state = Mutex<(woken: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+        private struct State {
+            var woken = false
+            var continuation: CheckedContinuation<Void, Never>?
+            /// The wake-up at the deadline, cancelled when the long poll is woken first: a
+            /// timer left until its deadline would hold memory for the longest wait.
+            var deadline: Deadline?
+        }
+
+        /// A dispatch timer, which dispatch makes safe to cancel from any thread.
+        private struct Deadline: @unchecked Sendable {
+            let timer: any DispatchSourceTimer
+        }
+
+        private let state = Mutex(State())
 
         /// Wakes the long poll (later calls do nothing).
         func wake() {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard !state.woken else { return nil }
+            let (continuation, deadline) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Deadline?) in
+                guard !state.woken else { return (nil, nil) }
                 state.woken = true
-                defer { state.continuation = nil }
-                return state.continuation
+                defer { (state.continuation, state.deadline) = (nil, nil) }
+                return (state.continuation, state.deadline)
             }
+            deadline?.timer.cancel()
             continuation?.resume()
         }
 
@@ -32,13 +46,18 @@ final class LongPolls: Sendable {
 
         private func park(upTo limit: Duration) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+                let deadline = Deadline(timer: DispatchSource.makeTimerSource(queue: .global()))
+                deadline.timer.schedule(deadline: .now() + seconds)
+                deadline.timer.setEventHandler { [weak self] in self?.wake() }
                 let woken = state.withLock { state in
-                    if !state.woken { state.continuation = continuation }
+                    if !state.woken { (state.continuation, state.deadline) = (continuation, deadline) }
                     return state.woken
                 }
-                guard !woken else { return continuation.resume() }
-                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in self?.wake() }
+                // A dispatch source must be resumed before its last release, even a cancelled one.
+                if woken { deadline.timer.cancel() }
+                deadline.timer.resume()
+                if woken { continuation.resume() }
             }
         }
     }

@@ -89,7 +89,7 @@ extension Connection {
     @discardableResult
     func queue(_ head: HTTPResponse, streaming body: ResponseStream) -> MHD_Result {
         let context = Unmanaged.passRetained(body)
-        guard let handle = MHD_create_response_from_callback(bd_size_unknown, 16 << 10, streamReader, context.toOpaque(), streamFreed) else {
+        guard let handle = MHD_create_response_from_callback(bd_size_unknown, 1 << 10, streamReader, context.toOpaque(), streamFreed) else {
             context.takeRetainedValue().close()
             return .NO
         }
