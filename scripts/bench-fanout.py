@@ -6,8 +6,10 @@ For each of RUNS runs, against one release server on loopback:
     the time from the PUT's answer to the last long poll's answer arriving is measured;
   - N event streams (`Accept: text/event-stream`) are opened and parked the same way, and
     the time from the PUT's answer to the last stream's event arriving is measured;
-  - GET /healthz is timed on fresh connections while they are parked, and the server's
-    resident memory (VmRSS) read, against its memory with none parked.
+  - GET /healthz is timed on fresh connections while they are parked.
+Before the runs, a fresh server per kind gives the resident memory (VmRSS) that N parked
+long polls, then N parked streams, add to it (a fresh one: memory freed by a wake-up is kept
+for reuse, so a later reading would mix in the last run's).
 Prints each figure's median and spread over the runs, and streams / long polls.
 
 Env: FANOUT_CLIENTS (default 10000), FANOUT_RUNS (default 3).
@@ -130,7 +132,26 @@ def drain(clients, marker, timeout=30):
     return last
 
 
-def fan_out(port, pid, feed, version, streams):
+def parked_memory_kb(binary, streams):
+    """Resident memory per parked client (KB) that CLIENTS parked clients add to a fresh server."""
+    server, port = start_server(binary)
+    try:
+        version = json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"]
+        idle = resident_kb(server.pid)
+        path = f"/feeds/crowd/changes?since={version}" + ("" if streams else "&wait=120")
+        accept = "Accept: text/event-stream\r\n" if streams else ""
+        clients = open_clients(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}\r\n".encode())
+        wait_parked(port, "batchdiff_event_streams" if streams else "batchdiff_long_polls_parked")
+        held = resident_kb(server.pid)
+        for client in clients:
+            client.close()
+        return (held - idle) / CLIENTS
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def fan_out(port, feed, version, streams):
     path = f"/feeds/{feed}/changes?since={version}" + ("" if streams else "&wait=120")
     accept = "Accept: text/event-stream\r\n" if streams else ""
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}\r\n".encode()
@@ -139,14 +160,13 @@ def fan_out(port, pid, feed, version, streams):
     if streams:
         drain(clients, b"retry: 1000")  # each stream's head and first line are in
     during = healthz_ms(port)
-    parked_kb = resident_kb(pid)
     written = json.loads(http(port, "PUT", f"/feeds/{feed}", [1, 2, 3, time.time_ns()]))["version"]
     acknowledged = time.perf_counter()
     marker = f"id: {written}".encode() if streams else f'"to":{written}'.encode()
     last = drain(clients, marker)
     for client in clients:
         client.close()
-    return (last - acknowledged) * 1000, during, written, parked_kb
+    return (last - acknowledged) * 1000, during, written
 
 
 def spread(values, digits=0):
@@ -161,28 +181,27 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if hard < CLIENTS + 100:
         fail(f"the open-file limit {hard} is too low for {CLIENTS} clients")
+    poll_kb = parked_memory_kb(sys.argv[1], streams=False)
+    stream_kb = parked_memory_kb(sys.argv[1], streams=True)
     server, port = start_server(sys.argv[1])
     try:
         version = json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"]
         before = healthz_ms(port)
-        polls, streams, ratios, health, poll_kb, stream_kb = [], [], [], [], [], []
-        idle_kb = resident_kb(server.pid)  # the fresh server's: freed memory is kept for reuse after
+        polls, streams, ratios, health = [], [], [], []
         for run in range(1, RUNS + 1):
-            poll_ms, poll_health, version, polls_held = fan_out(port, server.pid, "crowd", version, streams=False)
-            stream_ms, stream_health, version, streams_held = fan_out(port, server.pid, "crowd", version, streams=True)
+            poll_ms, poll_health, version = fan_out(port, "crowd", version, streams=False)
+            stream_ms, stream_health, version = fan_out(port, "crowd", version, streams=True)
             polls.append(poll_ms)
             streams.append(stream_ms)
             ratios.append(stream_ms / poll_ms)
             health += [poll_health, stream_health]
-            poll_kb.append((polls_held - idle_kb) / CLIENTS)
-            stream_kb.append((streams_held - idle_kb) / CLIENTS)
             print(f"run {run}: {CLIENTS} long polls answered {poll_ms:.0f} ms after the PUT's answer, "
                   f"{CLIENTS} streams {stream_ms:.0f} ms; /healthz meanwhile {poll_health:.2f} / {stream_health:.2f} ms", flush=True)
         print(f"fanout: {CLIENTS} long polls on one feed, last answer after the PUT's answer: {spread(polls)} ms over {RUNS} runs")
         print(f"fanout: {CLIENTS} event streams on one feed, last event after the PUT's answer: {spread(streams)} ms "
               f"(goal <= 1000); streams / long polls {spread(ratios, 2)}")
-        print(f"fanout: resident memory per parked client over the idle server's: long poll {spread(poll_kb, 1)} KB, "
-              f"event stream {spread(stream_kb, 1)} KB")
+        print(f"fanout: resident memory each parked client adds to a fresh server: long poll {poll_kb:.1f} KB, "
+              f"event stream {stream_kb:.1f} KB")
         print(f"fanout: /healthz median while parked {spread(health, 2)} ms (idle before: {before:.2f} ms; goal < 50)")
     finally:
         server.terminate()
