@@ -67,6 +67,7 @@ public final class BatchDiffService: Sendable {
         case .taskOrEvents(_, let events):
             return .later { [self] pending in
                 let task = Task { await events(self, request, parameters, pending) }
+                // A client gone away, or a stream ended: no more events are written.
                 pending.whenAbandoned { task.cancel() }
             }
         }

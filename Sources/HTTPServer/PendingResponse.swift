@@ -32,7 +32,10 @@ public final class PendingResponse: Sendable {
     /// the request was answered already (its client went away, or the server shuts down).
     public func stream(_ head: HTTPResponse) -> ResponseStream? {
         let body = ResponseStream()
-        return answer(.streamed(head: head, body: body)) ? body : nil
+        guard answer(.streamed(head: head, body: body)) else { return nil }
+        // Once the stream has ended, nothing more is written to it.
+        body.onClose { [weak self] in self?.stopWork() }
+        return body
     }
 
     private func answer(_ answer: Answer) -> Bool {
@@ -45,8 +48,9 @@ public final class PendingResponse: Sendable {
         return first
     }
 
-    /// Calls `handler` if the client goes away before it is answered (its connection hung
-    /// up while parked), at once if it already has: the work for the answer can stop.
+    /// Calls `handler` when the work for the answer can stop: the client went away before it
+    /// was answered (its connection hung up while parked), or the streamed answer ended
+    /// (``stream(_:)``). At once if that has happened already.
     public func whenAbandoned(_ handler: @escaping @Sendable () -> Void) {
         let abandoned = abandonment.withLock { abandonment in
             if !abandonment.abandoned { abandonment.handlers.append(handler) }
@@ -58,12 +62,17 @@ public final class PendingResponse: Sendable {
     /// The client went away: the request ends now, with status 499 ("client closed request",
     /// as nginx logs it) and nothing to send, and the service is told.
     func abandon() {
+        send(HTTPResponse(status: 499))
+        stopWork()
+    }
+
+    /// The answer needs no more work: the ``whenAbandoned(_:)`` handlers run, once.
+    private func stopWork() {
         let handlers = abandonment.withLock { abandonment in
             abandonment.abandoned = true
             defer { abandonment.handlers = [] }
             return abandonment.handlers
         }
-        send(HTTPResponse(status: 499))
         for handler in handlers { handler() }
     }
 

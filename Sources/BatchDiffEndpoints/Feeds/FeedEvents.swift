@@ -29,10 +29,9 @@ extension BatchDiffService {
             pending.send(error.response)
             return
         }
+        // The task is cancelled when the stream ends (PendingResponse.whenAbandoned).
         guard let stream = pending.stream(Self.eventStreamHead) else { return }
-        let events = Task { await sendEvents(of: start.id, since: start.since, options: start.options, to: stream) }
-        stream.onClose { events.cancel() }
-        await events.value
+        await sendEvents(of: start.id, since: start.since, options: start.options, to: stream)
     }
 
     /// The stream's status and headers: nothing may store it or hold it back.
