@@ -84,6 +84,28 @@ final class ShutdownTests: ServerTestCase {
         XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "connections after shutdown are refused")
     }
 
+    /// The 503 of a server shutting down is readable by a page of an allowed origin too (it
+    /// is answered before the request is admitted, and lacked the CORS headers).
+    func testTheShutdownRefusalCarriesCrossOriginHeaders() throws {
+        let server = try startServer(["--shutdown-grace", "10", "--cors-origin", "http://app.test"])
+        let client = server.client
+        let keepAlive = try client.connect()
+        XCTAssertEqual(try keepAlive.request("GET", "/healthz").status, 200)
+        // A request in flight keeps the server draining.
+        let slow = try client.connect()
+        let body = #"{"old": ["a"], "new": ["b"]}"#
+        try slow.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{")
+        usleep(100_000)
+        server.sendTerm()
+        usleep(300_000)
+        let refused = try keepAlive.request("GET", "/healthz", headers: ["Origin": "http://app.test"], timeout: 3)
+        assertProblem(refused, 503, "shutting_down")
+        XCTAssertEqual(refused.header("access-control-allow-origin"), "http://app.test")
+        try slow.send(String(body.dropFirst()))
+        XCTAssertEqual(try slow.readResponse(timeout: 5).status, 200)
+        XCTAssertEqual(server.terminate(signal: false, timeout: 5), 0)
+    }
+
     /// An idle server exits 0 at once on SIGTERM (and on SIGINT).
     func testIdleServerExitsZero() throws {
         let server = try startServer()
