@@ -76,10 +76,16 @@ struct Connection: @unchecked Sendable {
             MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let handle else { return .NO }
+        return queue(handle, status: response.status, headers: response.headers, close: close)
+    }
+
+    /// Queues the response `handle` with `status` and `headers` (and `Connection: close`
+    /// when `close`), then lets it go: libmicrohttpd keeps it until it is sent.
+    private func queue(_ handle: OpaquePointer, status: Int, headers: [(name: String, value: String)], close: Bool) -> MHD_Result {
         defer { MHD_destroy_response(handle) }
-        for header in response.headers { MHD_add_response_header(handle, header.name, header.value) }
+        for header in headers { MHD_add_response_header(handle, header.name, header.value) }
         if close { MHD_add_response_header(handle, "Connection", "close") }
-        return MHD_queue_response(pointer, UInt32(response.status), handle)
+        return MHD_queue_response(pointer, UInt32(status), handle)
     }
 }
 
@@ -93,10 +99,7 @@ extension Connection {
             context.takeRetainedValue().close()
             return .NO
         }
-        defer { MHD_destroy_response(handle) }
-        for header in head.headers { MHD_add_response_header(handle, header.name, header.value) }
-        MHD_add_response_header(handle, "Connection", "close")
-        return MHD_queue_response(pointer, UInt32(head.status), handle)
+        return queue(handle, status: head.status, headers: head.headers, close: true)
     }
 }
 

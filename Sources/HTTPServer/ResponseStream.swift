@@ -22,6 +22,8 @@ public final class ResponseStream: Sendable {
         var waiting = false
         /// Bytes handed to the socket so far.
         var sent = 0
+        /// Whether a write is still taken.
+        var takesWrites: Bool { !closed && !abandoned && !finished }
         /// Writers waiting for the queue to be sent.
         var writers: [CheckedContinuation<Bool, Never>] = []
         var closeHandlers: [@Sendable () -> Void] = []
@@ -40,10 +42,10 @@ public final class ResponseStream: Sendable {
     @discardableResult
     public func write(_ pieces: [[UInt8]]) async -> Bool {
         let pieces = pieces.filter { !$0.isEmpty }
-        guard !pieces.isEmpty else { return isOpen }
+        guard !pieces.isEmpty else { return state.withLock { $0.takesWrites } }
         return await withCheckedContinuation { (writer: CheckedContinuation<Bool, Never>) in
             let resume = state.withLock { state -> (@Sendable () -> Void)?? in
-                guard !state.closed, !state.abandoned, !state.finished else { return nil }
+                guard state.takesWrites else { return nil }
                 state.queued.append(contentsOf: pieces)
                 state.writers.append(writer)
                 return takeWaiting(&state)
@@ -73,9 +75,6 @@ public final class ResponseStream: Sendable {
 
     /// Bytes handed to the socket so far.
     var bytesSent: Int { state.withLock { $0.sent } }
-
-    /// Whether the stream still takes writes.
-    public var isOpen: Bool { state.withLock { !$0.closed && !$0.abandoned && !$0.finished } }
 
     /// The resumption of a connection waiting for a write, taken (it resumes once).
     private func takeWaiting(_ state: inout State) -> (@Sendable () -> Void)? {
