@@ -113,33 +113,35 @@ struct BatchPlanner {
                 changes.inserted.append(newPath)
             }
         }
-        var stayCandidates: [(old: Int, new: Int)] = []
         for newSection in 0..<new.sectionCount where !moving[newSection] {
             guard let oldSection = sections.partner(ofNew: newSection) else { continue }
             let oldRows = old.rows(of: oldSection)
             for oldIndex in oldRows where rows.partner(ofOld: oldIndex) == nil {
                 changes.deleted.append(old.path(of: oldIndex, in: oldSection))
             }
-            stayCandidates.removeAll(keepingCapacity: true)
-            for newIndex in new.rows(of: newSection) {
+            let newRows = new.rows(of: newSection)
+            // The rows paired within the section stay where they keep their relative order.
+            // Usually all of them do, and no subsequence needs finding (nor any memory).
+            let staying = keepsOrder(newRows, within: oldRows)
+                ? nil : longestIncreasingSubsequence(newRows.compactMap { partnerWithin(oldRows, ofNew: $0) })
+            var position = 0
+            for newIndex in newRows {
+                let newPath = new.path(of: newIndex, in: newSection)
                 guard let oldIndex = rows.partner(ofNew: newIndex) else {
-                    changes.inserted.append(new.path(of: newIndex, in: newSection))
+                    changes.inserted.append(newPath)
                     continue
                 }
-                if oldRows.contains(oldIndex) {
-                    stayCandidates.append((oldIndex, newIndex))
-                } else {
-                    moveOrReplace(old: oldIndex, at: old.path(of: oldIndex), new: new.path(of: newIndex, in: newSection))
+                guard oldRows.contains(oldIndex) else {
+                    moveOrReplace(old: oldIndex, at: old.path(of: oldIndex), new: newPath)
+                    continue
                 }
-            }
-            let staying = longestIncreasingSubsequence(stayCandidates.map(\.old))
-            for (position, pair) in stayCandidates.enumerated() {
-                let oldPath = old.path(of: pair.old, in: oldSection)
-                if !staying[position] {
-                    moveOrReplace(old: pair.old, at: oldPath, new: new.path(of: pair.new, in: newSection))
-                } else if !rowUnchanged[pair.old] {
+                let oldPath = old.path(of: oldIndex, in: oldSection)
+                if let staying, !staying[position] {
+                    moveOrReplace(old: oldIndex, at: oldPath, new: newPath)
+                } else if !rowUnchanged[oldIndex] {
                     changes.reloaded.append(oldPath)
                 }
+                position += 1
             }
         }
         changes.deleted.sort()
@@ -147,5 +149,21 @@ struct BatchPlanner {
         changes.reloaded.sort()
         changes.moved.sort { $0.from < $1.from }
         return changes
+    }
+
+    /// The old partner of the new row `newIndex` when it lies in `oldRows`.
+    private func partnerWithin(_ oldRows: Range<Int>, ofNew newIndex: Int) -> Int? {
+        rows.partner(ofNew: newIndex).flatMap { oldRows.contains($0) ? $0 : nil }
+    }
+
+    /// Whether the rows of `newRows` paired within `oldRows` have their partners in order.
+    private func keepsOrder(_ newRows: Range<Int>, within oldRows: Range<Int>) -> Bool {
+        var last = -1
+        for newIndex in newRows {
+            guard let oldIndex = partnerWithin(oldRows, ofNew: newIndex) else { continue }
+            guard oldIndex > last else { return false }
+            last = oldIndex
+        }
+        return true
     }
 }

@@ -29,13 +29,20 @@ extension SectionedBatch {
         guard new.map(\.items.count) == newCounts else {
             throw BatchError("counts.new \(newCounts) does not match the collection \(new.map(\.items.count))")
         }
+        return try values(
+            row: { new[$0.section].items[$0.row] },
+            insertedSections: sections.inserted.map { new[$0] }, updatedHeaders: sections.updated.map { new[$0].header }
+        )
+    }
+
+    /// The values, the new collection's rows read with `row`.
+    fileprivate func values<Header, Item>(
+        row: (RowPath) -> Item, insertedSections: [Section<Header, Item>], updatedHeaders: [Header]
+    ) throws -> BatchValues<Header, Item> {
         let placement = try Placement(self)
-        let reloadDestinations = placement.newPaths(of: rows.reloaded)
         return BatchValues(
-            insertedRows: rows.inserted.map { new[$0.section].items[$0.row] },
-            reloadedRows: reloadDestinations.map { new[$0.section].items[$0.row] },
-            insertedSections: sections.inserted.map { new[$0] },
-            updatedHeaders: sections.updated.map { new[$0].header }
+            insertedRows: rows.inserted.map(row), reloadedRows: placement.newPaths(of: rows.reloaded).map(row),
+            insertedSections: insertedSections, updatedHeaders: updatedHeaders
         )
     }
 }
@@ -55,8 +62,11 @@ extension SectionedBatch {
 }
 
 extension ListBatch {
-    /// The values this batch needs, taken from `new`, the list it leads to.
-    public func values<Item>(from new: [Item]) throws -> BatchValues<ListHeader, Item> {
-        try sectioned.values(from: [Section(header: ListHeader(), items: new)])
+    /// The values this batch needs, taken from `new`, the list it leads to (an array, or
+    /// any collection of elements indexed by position).
+    public func values<Items: RandomAccessCollection>(from new: Items) throws -> BatchValues<ListHeader, Items.Element>
+    where Items.Index == Int {
+        guard new.count == newCount else { throw BatchError("counts.new \([newCount]) does not match the collection \([new.count])") }
+        return try sectioned.values(row: { new[new.startIndex + $0.row] }, insertedSections: [], updatedHeaders: [])
     }
 }

@@ -10,9 +10,14 @@ public func batch<Header: Diffable, Item: Diffable>(
     SectionedDiffer(old: FlatCollection(sections: old), new: FlatCollection(sections: new), options: options).batch()
 }
 
-/// The batch that turns the list `old` into `new`.
+/// The batch that turns the list `old` into `new`: an array, or any collection of elements
+/// indexed by position (such as one that keeps its elements column by column).
 @inlinable
-public func batch<Item: Diffable>(from old: [Item], to new: [Item], options: DiffOptions = DiffOptions()) -> ListBatch {
+public func batch<Items: RandomAccessCollection>(
+    from old: Items, to new: Items, options: DiffOptions = DiffOptions()
+) -> ListBatch where Items.Element: Diffable, Items.Index == Int {
+    // The differ indexes from 0; a slice that does not is read as an array.
+    guard old.startIndex == 0, new.startIndex == 0 else { return batch(from: Array(old), to: Array(new), options: options) }
     let sectioned = SectionedDiffer(
         old: FlatCollection(list: old, header: ListHeader()),
         new: FlatCollection(list: new, header: ListHeader()),

@@ -1,21 +1,21 @@
 /// A sectioned collection as the differ reads it: the section headers, and all rows
-/// flattened into one array, with the collection's shape.
+/// flattened into one collection indexed from 0, with the collection's shape.
 @usableFromInline
-struct FlatCollection<Header, Item> {
+struct FlatCollection<Header, Items: RandomAccessCollection> where Items.Index == Int {
     @usableFromInline let headers: [Header]
-    @usableFromInline let items: [Item]
+    @usableFromInline let items: Items
     @usableFromInline let shape: CollectionShape
 
     @inlinable
-    init(sections: [Section<Header, Item>]) {
+    init<Item>(sections: [Section<Header, Item>]) where Items == [Item] {
         headers = sections.map(\.header)
         items = sections.count == 1 ? sections[0].items : sections.flatMap(\.items)
         shape = CollectionShape(rowCounts: sections.lazy.map(\.items.count))
     }
 
-    /// A list, as a collection of one section.
+    /// A list, as a collection of one section; `list` is indexed from 0.
     @inlinable
-    init(list: [Item], header: Header) {
+    init(list: Items, header: Header) {
         headers = [header]
         items = list
         shape = CollectionShape(rowCounts: [list.count])

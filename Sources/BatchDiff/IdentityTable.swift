@@ -36,7 +36,9 @@ struct IdentityTable {
 
     /// The slot of `identity`, or the empty slot where it belongs; keys index `elements`.
     @inlinable @inline(__always)
-    func probe<Element: Diffable>(_ identity: Element.Identity, hash: Int, in elements: [Element]) -> Int {
+    func probe<Elements: RandomAccessCollection>(
+        _ identity: Elements.Element.Identity, hash: Int, in elements: Elements
+    ) -> Int where Elements.Element: Diffable, Elements.Index == Int {
         let mask = slots.count - 1
         // Fibonacci hashing spreads identity hashes whose low bits are poorly mixed.
         let mixed = UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15
@@ -52,7 +54,9 @@ struct IdentityTable {
     /// Makes `element` (an index of `elements`) the head of the chain of its identity and
     /// returns the previous head, or -1.
     @inlinable
-    mutating func push<Element: Diffable>(_ element: Int, of elements: [Element]) -> Int32 {
+    mutating func push<Elements: RandomAccessCollection>(
+        _ element: Int, of elements: Elements
+    ) -> Int32 where Elements.Element: Diffable, Elements.Index == Int {
         let identity = elements[element].identity
         let hash = elements[element].identityHash
         let index = probe(identity, hash: hash, in: elements)
@@ -64,7 +68,9 @@ struct IdentityTable {
 
     /// The slot holding the chain of `identity`, if an element of `elements` has it.
     @inlinable
-    func slot<Element: Diffable>(of identity: Element.Identity, hash: Int, in elements: [Element]) -> Int? {
+    func slot<Elements: RandomAccessCollection>(
+        of identity: Elements.Element.Identity, hash: Int, in elements: Elements
+    ) -> Int? where Elements.Element: Diffable, Elements.Index == Int {
         let index = probe(identity, hash: hash, in: elements)
         return slots[index].key < 0 ? nil : index
     }

@@ -3,20 +3,21 @@
 /// Pairs are found with one hash table per call to ``pair(old:_:new:_:)`` (Heckel's idea: a
 /// symbol table instead of a search), so pairing is expected linear time. Repeated
 /// identities are paired in order of appearance: the first old repeat with the first new one.
+///
+/// A run of candidates that already agree at the front (the same identities at the same
+/// offsets, the common case of a list that changed little) is paired before the table is
+/// built, so the table holds only the rest: two identical lists need no table at all.
 @usableFromInline
 struct Pairing {
     /// For each old element, the index of its new partner, or -1.
     @usableFromInline var oldToNew: [Int32]
     /// For each new element, the index of its old partner, or -1.
     @usableFromInline var newToOld: [Int32]
-    /// For each old element in a table, the next old element with the same identity, or -1.
-    @usableFromInline var nextRepeat: [Int32]
 
     @inlinable
     init(oldCount: Int, newCount: Int) {
         oldToNew = [Int32](repeating: -1, count: oldCount)
         newToOld = [Int32](repeating: -1, count: newCount)
-        nextRepeat = oldToNew
     }
 
     @inlinable
@@ -44,33 +45,47 @@ struct Pairing {
     }
 
     /// Pairs the still unpaired `old` elements at `oldCandidates` with the still unpaired
-    /// `new` elements at `newCandidates`, by identity, repeats in order of appearance.
+    /// `new` elements at `newCandidates`, by identity, repeats in order of appearance. Both
+    /// collections are indexed from 0.
     @inlinable
-    mutating func pair<Element: Diffable>(
-        old: [Element], _ oldCandidates: Range<Int>, new: [Element], _ newCandidates: Range<Int>
-    ) {
+    mutating func pair<Elements: RandomAccessCollection>(
+        old: Elements, _ oldCandidates: Range<Int>, new: Elements, _ newCandidates: Range<Int>
+    ) where Elements.Element: Diffable, Elements.Index == Int {
         guard !oldCandidates.isEmpty, !newCandidates.isEmpty else { return }
-        var table = IdentityTable(capacityFor: oldCandidates.count)
         var oldToNew = take(&self.oldToNew)
         var newToOld = take(&self.newToOld)
-        var nextRepeat = take(&self.nextRepeat)
         defer {
             self.oldToNew = oldToNew
             self.newToOld = newToOld
-            self.nextRepeat = nextRepeat
         }
+        // The common front, paired in place: the repeats in it keep their order of appearance.
+        var oldStart = oldCandidates.lowerBound
+        var newStart = newCandidates.lowerBound
+        while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
+              oldToNew[oldStart] < 0, newToOld[newStart] < 0,
+              old[oldStart].identityHash == new[newStart].identityHash, old[oldStart].identity == new[newStart].identity {
+            oldToNew[oldStart] = Int32(newStart)
+            newToOld[newStart] = Int32(oldStart)
+            oldStart += 1
+            newStart += 1
+        }
+        let oldRest = oldStart..<oldCandidates.upperBound
+        guard !oldRest.isEmpty, newStart < newCandidates.upperBound else { return }
+        var table = IdentityTable(capacityFor: oldRest.count)
+        // For each old element of the rest, the next one with the same identity, or -1.
+        var nextRepeat = [Int32](repeating: -1, count: oldRest.count)
         // Pushing from the back leaves each chain of repeats in order of appearance.
-        for oldIndex in oldCandidates.reversed() where oldToNew[oldIndex] < 0 {
-            nextRepeat[oldIndex] = table.push(oldIndex, of: old)
+        for oldIndex in oldRest.reversed() where oldToNew[oldIndex] < 0 {
+            nextRepeat[oldIndex - oldStart] = table.push(oldIndex, of: old)
         }
-        for newIndex in newCandidates where newToOld[newIndex] < 0 {
+        for newIndex in newStart..<newCandidates.upperBound where newToOld[newIndex] < 0 {
             let element = new[newIndex]
             guard let slot = table.slot(of: element.identity, hash: element.identityHash, in: old) else { continue }
             let head = table.head(at: slot)
             guard head >= 0 else { continue }
             oldToNew[Int(head)] = Int32(newIndex)
             newToOld[newIndex] = head
-            table.setHead(nextRepeat[Int(head)], at: slot)
+            table.setHead(nextRepeat[Int(head) - oldStart], at: slot)
         }
     }
 }

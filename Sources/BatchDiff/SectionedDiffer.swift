@@ -3,13 +3,13 @@
 /// This part is generic: it pairs sections and rows by identity and compares the content
 /// of paired ones. Everything after that works on indexes alone, in ``BatchPlanner``.
 @usableFromInline
-struct SectionedDiffer<Header: Diffable, Item: Diffable> {
-    @usableFromInline let old: FlatCollection<Header, Item>
-    @usableFromInline let new: FlatCollection<Header, Item>
+struct SectionedDiffer<Header: Diffable, Items: RandomAccessCollection> where Items.Element: Diffable, Items.Index == Int {
+    @usableFromInline let old: FlatCollection<Header, Items>
+    @usableFromInline let new: FlatCollection<Header, Items>
     @usableFromInline let options: DiffOptions
 
     @inlinable
-    init(old: FlatCollection<Header, Item>, new: FlatCollection<Header, Item>, options: DiffOptions) {
+    init(old: FlatCollection<Header, Items>, new: FlatCollection<Header, Items>, options: DiffOptions) {
         self.old = old
         self.new = new
         self.options = options
@@ -25,7 +25,7 @@ struct SectionedDiffer<Header: Diffable, Item: Diffable> {
             rows.pair(old: old.items, old.shape.rows(of: oldSection), new: new.items, new.shape.rows(of: newSection))
         }
         var rowUnchanged = [Bool](repeating: false, count: old.items.count)
-        for oldIndex in old.items.indices {
+        for oldIndex in 0..<old.items.count {
             guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
             rowUnchanged[oldIndex] = old.items[oldIndex].isContentEqual(to: new.items[newIndex])
         }

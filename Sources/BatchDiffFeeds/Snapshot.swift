@@ -17,7 +17,10 @@ public struct Snapshot: Sendable {
     /// collection (docs/batch-format.md §1.1).
     public init(document: JSONDocument, idKey: String) throws(FeedError) {
         do {
-            collection = try document.root.collection(idKey: idKey, path: "body")
+            let collection = try document.root.collection(idKey: idKey, path: "body")
+            // Kept as long as the version: a list's items without the room to spare that
+            // growing left (a section's items are copied out of the document already).
+            if case .list(let items) = collection { self.collection = .list(items.compacted()) } else { self.collection = collection }
         } catch {
             throw .invalidSnapshot(error.description)
         }
@@ -49,7 +52,7 @@ public struct Snapshot: Sendable {
         bytes = []
         fingerprint = Fingerprint(high: 0, low: 0)
         switch collection {
-        case .list: self.collection = .list([])
+        case .list: self.collection = .list(JSONItems())
         case .sectioned: self.collection = .sectioned([])
         }
     }
@@ -66,7 +69,7 @@ public struct Snapshot: Sendable {
     public var byteEstimate: Int {
         let item = MemoryLayout<JSONItem>.stride
         return switch collection {
-        case .list(let items): bytes.capacity + items.capacity * item
+        case .list(let items): bytes.capacity + items.byteCount
         case .sectioned(let sections):
             bytes.capacity + sections.capacity * MemoryLayout<Section<JSONSectionHeader, JSONItem>>.stride
                 + sections.reduce(0) { $0 + 32 + $1.items.capacity * item }

@@ -45,7 +45,7 @@ struct StoredVersion: Sendable {
             let print = pool.prints[Int(row)]
             return JSONItem(identity: print.identity, content: print.content, span: 0..<0)
         }
-        guard let headers else { return .list(rows.map(item)) }
+        guard let headers else { return .list(JSONItems(rows.lazy.map(item))) }
         var next = 0
         return .sectioned(zip(headers, rowCounts).map { header, count in
             defer { next += count }

@@ -47,7 +47,7 @@ extension JSONValue {
             let content = Fingerprint.object(memberSum: headerSum, count: headerCount)
             result.append(Section(
                 header: JSONSectionHeader(identity: identity ?? content, content: content, span: section.span),
-                items: document.items(ofArray: items.index, idKey: idKey)
+                items: Array(document.items(ofArray: items.index, idKey: idKey))
             ))
         }
         return .sectioned(result)
@@ -57,10 +57,10 @@ extension JSONValue {
 extension JSONDocument {
     /// The items of the array at node `array`: read as the document was parsed, or straight
     /// off the tape.
-    func items(ofArray array: Int, idKey: Fingerprint) -> [JSONItem] {
+    func items(ofArray array: Int, idKey: Fingerprint) -> JSONItems {
         if let extracted = nodes[array].extractedItems { return extractedItems[extracted] }
         return nodes.withUnsafeBufferPointer { nodes in
-            var items: [JSONItem] = []
+            var items = JSONItems()
             items.reserveCapacity(Int(nodes[array].childCount))
             var child = array + 1
             for _ in 0..<nodes[array].childCount {

@@ -3,7 +3,7 @@ import BatchDiff
 /// A collection in one of its two shapes (docs/batch-format.md §1.1).
 public enum JSONCollection: Sendable {
     /// A JSON array of items.
-    case list([JSONItem])
+    case list(JSONItems)
     /// `{"sections": [...]}`, each section an object with an identity and an `items` array.
     case sectioned([Section<JSONSectionHeader, JSONItem>])
 

@@ -23,6 +23,14 @@ public struct JSONElement: Diffable, Hashable, Sendable {
         end = Int32(span.upperBound)
     }
 
+    @inlinable
+    init(identity: Fingerprint, content: Fingerprint, start: Int32, end: Int32) {
+        self.identity = identity
+        self.content = content
+        self.start = start
+        self.end = end
+    }
+
     @inlinable public var identityHash: Int { Int(truncatingIfNeeded: identity.low) }
 
     @inlinable public func isContentEqual(to other: JSONElement) -> Bool { content == other.content }

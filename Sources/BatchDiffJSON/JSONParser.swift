@@ -28,7 +28,7 @@ struct JSONParser: ~Copyable {
     /// The collections' identity member, and the root members that are collections.
     private let idKey: Fingerprint
     private let collectionMembers: [Fingerprint]
-    private var extracted: [[JSONItem]] = []
+    private var extracted: [JSONItems] = []
 
     private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
                  collectionMembers: [Fingerprint] = [], reserve: Bool = true) {
@@ -41,8 +41,8 @@ struct JSONParser: ~Copyable {
 
     static func parse(
         _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?
-    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], extracted: [[JSONItem]]) {
-        let result: Result<([JSONNode], [[JSONItem]]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
+    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], extracted: [JSONItems]) {
+        let result: Result<([JSONNode], [JSONItems]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
             let rootRole: Role = switch collections?.placement {
             case nil: .plain
             case .root: .collection
@@ -140,7 +140,7 @@ struct JSONParser: ~Copyable {
     private mutating func parseContainer(object: Bool, depth: Int, role: Role) throws(JSONSyntaxError) -> Int {
         guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
         let readsItems = !object && (role == .collection || role == .items)
-        var items: [JSONItem] = []
+        var items = JSONItems()
         var claimedMember = false
         let start = position
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
@@ -172,6 +172,7 @@ struct JSONParser: ~Copyable {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
                     if readsItems {
+                        if role == .collection && items.count == items.capacity && items.count >= 1024 { reserveRoom(for: &items, startingAt: start) }
                         // The item is read, and its values leave the tape.
                         items.append(nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) })
                         nodes.removeLast(nodes.count - value)
@@ -194,8 +195,9 @@ struct JSONParser: ~Copyable {
         hasher.combine(UInt64(count))
         nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
         if readsItems {
-            // Kept as long as the document: without the room to spare that growing left.
-            extracted.append(items.capacity > items.count + items.count / 8 ? items.withUnsafeBufferPointer { Array($0) } : items)
+            // The room to spare that growing left is not copied away here: a request's
+            // document is brief, and what keeps items long compacts them (a snapshot).
+            extracted.append(items)
             nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedItems
         } else {
             nodes[index].childCount = Int32(object ? count * 2 : count)
@@ -203,6 +205,17 @@ struct JSONParser: ~Copyable {
         nodes[index].end = Int32(position)
         nodes[index].next = Int32(nodes.count)
         return index
+    }
+
+    /// Grows the full `items` of the list that starts at `start` at once to what the rest
+    /// of the input could hold at the list's bytes per item so far, instead of doubling:
+    /// each doubling copies the items and leaves the old room behind, freed but touched, so
+    /// a list of millions of small items would take twice its size. Room never written is
+    /// address space, not memory. Past the estimate (items that get smaller), it doubles.
+    /// (A section's items are copied out of the document, so they grow as arrays do.)
+    private func reserveRoom(for items: inout JSONItems, startingAt start: Int) {
+        let bytesPerItem = max(2, (position - start) / items.count)
+        items.reserveCapacity(max(items.count * 2, items.count + (input.count - position) / bytesPerItem + 1))
     }
 
     /// The role of an object's member named by `key` in an object of role `role`: the first

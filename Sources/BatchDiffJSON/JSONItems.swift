@@ -1,0 +1,73 @@
+import BatchDiff
+
+/// The items of a list read from JSON, kept column by column so that a list of millions of
+/// small values stays small: each item's content fingerprint and span (24 bytes), and its
+/// identity only once some item's identity differs from its content (an object with the
+/// identity member). A list of scalars, or of objects without that member, keeps no
+/// identities at all.
+///
+/// It reads as a collection of ``JSONItem``, indexed from 0.
+public struct JSONItems: RandomAccessCollection, Sendable {
+    /// What every item keeps: its content and where its text stands.
+    @usableFromInline
+    struct Row: Sendable {
+        @usableFromInline let content: Fingerprint
+        @usableFromInline let start: Int32
+        @usableFromInline let end: Int32
+    }
+
+    @usableFromInline private(set) var rows: [Row] = []
+    /// Every item's identity, or empty while each item is its own identity.
+    @usableFromInline private(set) var identities: [Fingerprint] = []
+
+    /// No items.
+    public init() {}
+
+    /// The items of `items`, in order.
+    public init(_ items: some Sequence<JSONItem>) {
+        rows.reserveCapacity(items.underestimatedCount)
+        for item in items { append(item) }
+    }
+
+    /// Adds `item` at the end.
+    public mutating func append(_ item: JSONItem) {
+        if identities.isEmpty && item.identity != item.content {
+            // The first item identified by a member: the items before it are their own identity.
+            identities.reserveCapacity(rows.capacity)
+            identities.append(contentsOf: rows.lazy.map(\.content))
+        }
+        if !identities.isEmpty || item.identity != item.content { identities.append(item.identity) }
+        rows.append(Row(content: item.content, start: item.start, end: item.end))
+    }
+
+    /// How many items fit before the columns must grow.
+    public var capacity: Int { rows.capacity }
+
+    /// Makes room for `count` items in all, so none of the columns grows (and copies itself) before then.
+    public mutating func reserveCapacity(_ count: Int) {
+        rows.reserveCapacity(count)
+        if !identities.isEmpty { identities.reserveCapacity(count) }
+    }
+
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { rows.count }
+
+    @inlinable
+    public subscript(position: Int) -> JSONItem {
+        let row = rows[position]
+        return JSONItem(identity: identities.isEmpty ? row.content : identities[position], content: row.content, start: row.start, end: row.end)
+    }
+
+    /// The same items, each column without room to spare (for items kept long).
+    public func compacted() -> JSONItems {
+        var copy = JSONItems()
+        copy.rows = rows.capacity > rows.count ? rows.withUnsafeBufferPointer { Array($0) } : rows
+        copy.identities = identities.capacity > identities.count ? identities.withUnsafeBufferPointer { Array($0) } : identities
+        return copy
+    }
+
+    /// The bytes the items hold, as allocated.
+    public var byteCount: Int {
+        rows.capacity * MemoryLayout<Row>.stride + identities.capacity * MemoryLayout<Fingerprint>.stride
+    }
+}
