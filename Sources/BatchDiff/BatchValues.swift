@@ -63,10 +63,9 @@ extension SectionedBatch {
 
 extension ListBatch {
     /// The values this batch needs, taken from `new`, the list it leads to (an array, or
-    /// any collection of elements indexed by position).
-    public func values<Items: RandomAccessCollection>(from new: Items) throws -> BatchValues<ListHeader, Items.Element>
-    where Items.Index == Int {
+    /// other ``DiffableElements``).
+    public func values<Items: DiffableElements>(from new: Items) throws -> BatchValues<ListHeader, Items.Element> {
         guard new.count == newCount else { throw BatchError("counts.new \([newCount]) does not match the collection \([new.count])") }
-        return try sectioned.values(row: { new[new.startIndex + $0.row] }, insertedSections: [], updatedHeaders: [])
+        return try sectioned.values(row: { new.element(at: $0.row) }, insertedSections: [], updatedHeaders: [])
     }
 }

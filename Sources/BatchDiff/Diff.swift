@@ -10,14 +10,10 @@ public func batch<Header: Diffable, Item: Diffable>(
     SectionedDiffer(old: FlatCollection(sections: old), new: FlatCollection(sections: new), options: options).batch()
 }
 
-/// The batch that turns the list `old` into `new`: an array, or any collection of elements
-/// indexed by position (such as one that keeps its elements column by column).
+/// The batch that turns the list `old` into `new`: arrays, or other ``DiffableElements``
+/// (such as lists that keep their elements column by column).
 @inlinable
-public func batch<Items: RandomAccessCollection>(
-    from old: Items, to new: Items, options: DiffOptions = DiffOptions()
-) -> ListBatch where Items.Element: Diffable, Items.Index == Int {
-    // The differ indexes from 0; a slice that does not is read as an array.
-    guard old.startIndex == 0, new.startIndex == 0 else { return batch(from: Array(old), to: Array(new), options: options) }
+public func batch<Items: DiffableElements>(from old: Items, to new: Items, options: DiffOptions = DiffOptions()) -> ListBatch {
     let sectioned = SectionedDiffer(
         old: FlatCollection(list: old, header: ListHeader()),
         new: FlatCollection(list: new, header: ListHeader()),

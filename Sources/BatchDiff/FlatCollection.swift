@@ -1,19 +1,19 @@
 /// A sectioned collection as the differ reads it: the section headers, and all rows
-/// flattened into one collection indexed from 0, with the collection's shape.
+/// flattened into one sequence of elements, with the collection's shape.
 @usableFromInline
-struct FlatCollection<Header, Items: RandomAccessCollection> where Items.Index == Int {
+struct FlatCollection<Header, Items: DiffableElements> {
     @usableFromInline let headers: [Header]
     @usableFromInline let items: Items
     @usableFromInline let shape: CollectionShape
 
     @inlinable
-    init<Item>(sections: [Section<Header, Item>]) where Items == [Item] {
+    init<Item: Diffable>(sections: [Section<Header, Item>]) where Items == [Item] {
         headers = sections.map(\.header)
         items = sections.count == 1 ? sections[0].items : sections.flatMap(\.items)
         shape = CollectionShape(rowCounts: sections.lazy.map(\.items.count))
     }
 
-    /// A list, as a collection of one section; `list` is indexed from 0.
+    /// A list, as a collection of one section.
     @inlinable
     init(list: Items, header: Header) {
         headers = [header]

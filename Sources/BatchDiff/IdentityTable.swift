@@ -36,16 +36,14 @@ struct IdentityTable {
 
     /// The slot of `identity`, or the empty slot where it belongs; keys index `elements`.
     @inlinable @inline(__always)
-    func probe<Elements: RandomAccessCollection>(
-        _ identity: Elements.Element.Identity, hash: Int, in elements: Elements
-    ) -> Int where Elements.Element: Diffable, Elements.Index == Int {
+    func probe<Elements: DiffableElements>(_ identity: Elements.Element.Identity, hash: Int, in elements: Elements) -> Int {
         let mask = slots.count - 1
         // Fibonacci hashing spreads identity hashes whose low bits are poorly mixed.
         let mixed = UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15
         var index = Int(truncatingIfNeeded: mixed >> UInt(shift))
         let bits = UInt32(truncatingIfNeeded: mixed)
         while case let slot = slots[index], slot.key >= 0 {
-            if slot.hashBits == bits && elements[Int(slot.key)].identity == identity { return index }
+            if slot.hashBits == bits && elements.element(at: Int(slot.key)).identity == identity { return index }
             index = (index + 1) & mask
         }
         return index
@@ -54,11 +52,9 @@ struct IdentityTable {
     /// Makes `element` (an index of `elements`) the head of the chain of its identity and
     /// returns the previous head, or -1.
     @inlinable
-    mutating func push<Elements: RandomAccessCollection>(
-        _ element: Int, of elements: Elements
-    ) -> Int32 where Elements.Element: Diffable, Elements.Index == Int {
-        let identity = elements[element].identity
-        let hash = elements[element].identityHash
+    mutating func push<Elements: DiffableElements>(_ element: Int, of elements: Elements) -> Int32 {
+        let identity = elements.element(at: element).identity
+        let hash = elements.element(at: element).identityHash
         let index = probe(identity, hash: hash, in: elements)
         let previous = slots[index].key >= 0 ? slots[index].head : -1
         let bits = UInt32(truncatingIfNeeded: UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15)
@@ -68,9 +64,7 @@ struct IdentityTable {
 
     /// The slot holding the chain of `identity`, if an element of `elements` has it.
     @inlinable
-    func slot<Elements: RandomAccessCollection>(
-        of identity: Elements.Element.Identity, hash: Int, in elements: Elements
-    ) -> Int? where Elements.Element: Diffable, Elements.Index == Int {
+    func slot<Elements: DiffableElements>(of identity: Elements.Element.Identity, hash: Int, in elements: Elements) -> Int? {
         let index = probe(identity, hash: hash, in: elements)
         return slots[index].key < 0 ? nil : index
     }

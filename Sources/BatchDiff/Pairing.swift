@@ -45,12 +45,11 @@ struct Pairing {
     }
 
     /// Pairs the still unpaired `old` elements at `oldCandidates` with the still unpaired
-    /// `new` elements at `newCandidates`, by identity, repeats in order of appearance. Both
-    /// collections are indexed from 0.
+    /// `new` elements at `newCandidates`, by identity, repeats in order of appearance.
     @inlinable
-    mutating func pair<Elements: RandomAccessCollection>(
+    mutating func pair<Elements: DiffableElements>(
         old: Elements, _ oldCandidates: Range<Int>, new: Elements, _ newCandidates: Range<Int>
-    ) where Elements.Element: Diffable, Elements.Index == Int {
+    ) {
         guard !oldCandidates.isEmpty, !newCandidates.isEmpty else { return }
         var oldToNew = take(&self.oldToNew)
         var newToOld = take(&self.newToOld)
@@ -63,7 +62,8 @@ struct Pairing {
         var newStart = newCandidates.lowerBound
         while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
               oldToNew[oldStart] < 0, newToOld[newStart] < 0,
-              old[oldStart].identityHash == new[newStart].identityHash, old[oldStart].identity == new[newStart].identity {
+              case let (oldElement, newElement) = (old.element(at: oldStart), new.element(at: newStart)),
+              oldElement.identityHash == newElement.identityHash, oldElement.identity == newElement.identity {
             oldToNew[oldStart] = Int32(newStart)
             newToOld[newStart] = Int32(oldStart)
             oldStart += 1
@@ -79,7 +79,7 @@ struct Pairing {
             nextRepeat[oldIndex - oldStart] = table.push(oldIndex, of: old)
         }
         for newIndex in newStart..<newCandidates.upperBound where newToOld[newIndex] < 0 {
-            let element = new[newIndex]
+            let element = new.element(at: newIndex)
             guard let slot = table.slot(of: element.identity, hash: element.identityHash, in: old) else { continue }
             let head = table.head(at: slot)
             guard head >= 0 else { continue }

@@ -3,7 +3,7 @@
 /// This part is generic: it pairs sections and rows by identity and compares the content
 /// of paired ones. Everything after that works on indexes alone, in ``BatchPlanner``.
 @usableFromInline
-struct SectionedDiffer<Header: Diffable, Items: RandomAccessCollection> where Items.Element: Diffable, Items.Index == Int {
+struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
     @usableFromInline let old: FlatCollection<Header, Items>
     @usableFromInline let new: FlatCollection<Header, Items>
     @usableFromInline let options: DiffOptions
@@ -27,7 +27,7 @@ struct SectionedDiffer<Header: Diffable, Items: RandomAccessCollection> where It
         var rowUnchanged = [Bool](repeating: false, count: old.items.count)
         for oldIndex in 0..<old.items.count {
             guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
-            rowUnchanged[oldIndex] = old.items[oldIndex].isContentEqual(to: new.items[newIndex])
+            rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))
         }
         let headerUnchanged = old.headers.indices.map { oldSection in
             sections.partner(ofOld: oldSection).map { old.headers[oldSection].isContentEqual(to: new.headers[$0]) } ?? false
@@ -46,8 +46,8 @@ struct SectionedDiffer<Header: Diffable, Items: RandomAccessCollection> where It
     func pairAcrossSections(_ planner: inout BatchPlanner) {
         let (oldLeft, newLeft) = planner.unpairedRowsOfStayingSections()
         guard !oldLeft.isEmpty, !newLeft.isEmpty else { return }
-        let oldItems = oldLeft.map { old.items[$0] }
-        let newItems = newLeft.map { new.items[$0] }
+        let oldItems = oldLeft.map { old.items.element(at: $0) }
+        let newItems = newLeft.map { new.items.element(at: $0) }
         var across = Pairing(oldCount: oldItems.count, newCount: newItems.count)
         across.pair(old: oldItems, oldItems.indices, new: newItems, newItems.indices)
         for (position, oldIndex) in oldLeft.enumerated() {

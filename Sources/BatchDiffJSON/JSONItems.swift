@@ -6,8 +6,8 @@ import BatchDiff
 /// identity member). A list of scalars, or of objects without that member, keeps no
 /// identities at all.
 ///
-/// It reads as a collection of ``JSONItem``, indexed from 0.
-public struct JSONItems: RandomAccessCollection, Sendable {
+/// It reads as a collection of ``JSONItem``, indexed from 0, and the differ reads it as is.
+public struct JSONItems: RandomAccessCollection, DiffableElements, Sendable {
     /// What every item keeps: its content and where its text stands.
     @usableFromInline
     struct Row: Sendable {
@@ -57,6 +57,9 @@ public struct JSONItems: RandomAccessCollection, Sendable {
         let row = rows[position]
         return JSONItem(identity: identities.isEmpty ? row.content : identities[position], content: row.content, start: row.start, end: row.end)
     }
+
+    @inlinable @inline(__always)
+    public func element(at position: Int) -> JSONItem { self[position] }
 
     /// The same items, each column without room to spare (for items kept long).
     public func compacted() -> JSONItems {
