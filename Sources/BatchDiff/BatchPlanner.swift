@@ -71,9 +71,11 @@ struct BatchPlanner {
     func unpairedRowsOfStayingSections() -> (old: [Int], new: [Int]) {
         let staying = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil && !moving[$0] }
         guard staying.count > 1 else { return ([], []) }
-        let oldRows = staying.map { sections.partner(ofNew: $0)! }.sorted().flatMap { old.rows(of: $0) }
-        let newRows = staying.flatMap { new.rows(of: $0) }
-        return (oldRows.filter { rows.partner(ofOld: $0) == nil }, newRows.filter { rows.partner(ofNew: $0) == nil })
+        // Filtered section by section: all rows of the staying sections at once would take
+        // 16 bytes a row even when every row is paired already.
+        let oldRows = staying.map { sections.partner(ofNew: $0)! }.sorted().flatMap { old.rows(of: $0).filter { rows.partner(ofOld: $0) == nil } }
+        let newRows = staying.flatMap { new.rows(of: $0).filter { rows.partner(ofNew: $0) == nil } }
+        return (oldRows, newRows)
     }
 
     /// Pairs two rows of different staying sections.

@@ -35,6 +35,19 @@ extension SectionedBatch {
         )
     }
 
+    /// The values this batch needs, taken from `new`, the collection it leads to, its rows
+    /// kept flat.
+    public func values<Header, Items: DiffableElements>(from new: FlatCollection<Header, Items>) throws -> BatchValues<Header, Items.Element> {
+        guard new.rowCounts == newCounts else {
+            throw BatchError("counts.new \(newCounts) does not match the collection \(new.rowCounts)")
+        }
+        return try values(
+            row: { new.items.element(at: new.rows(of: $0.section).lowerBound + $0.row) },
+            insertedSections: sections.inserted.map { Section(header: new.headers[$0], items: new.rows(of: $0).map(new.items.element(at:))) },
+            updatedHeaders: sections.updated.map { new.headers[$0] }
+        )
+    }
+
     /// The values, the new collection's rows read with `row`.
     fileprivate func values<Header, Item>(
         row: (RowPath) -> Item, insertedSections: [Section<Header, Item>], updatedHeaders: [Header]

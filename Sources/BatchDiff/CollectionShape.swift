@@ -1,7 +1,7 @@
 /// The shape of a sectioned collection: how many rows each section has, and where each
 /// section's rows start when all rows are numbered in one flat sequence.
 @usableFromInline
-struct CollectionShape {
+struct CollectionShape: Sendable {
     /// `starts[s]..<starts[s + 1]` are the flat indexes of the rows of section `s`.
     @usableFromInline let starts: [Int]
 
@@ -16,7 +16,7 @@ struct CollectionShape {
     @inlinable var rowCount: Int { starts[starts.count - 1] }
 
     /// The number of rows of each section.
-    var counts: [Int] { (0..<sectionCount).map { starts[$0 + 1] - starts[$0] } }
+    @usableFromInline var counts: [Int] { (0..<sectionCount).map { starts[$0 + 1] - starts[$0] } }
 
     /// The flat indexes of the rows of `section`.
     @inlinable func rows(of section: Int) -> Range<Int> { starts[section]..<starts[section + 1] }

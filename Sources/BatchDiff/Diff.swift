@@ -10,6 +10,15 @@ public func batch<Header: Diffable, Item: Diffable>(
     SectionedDiffer(old: FlatCollection(sections: old), new: FlatCollection(sections: new), options: options).batch()
 }
 
+/// The batch that turns the sectioned collection `old` into `new`, both with their rows
+/// kept flat (see ``FlatCollection``); the same batch as for their sections.
+@inlinable
+public func batch<Header: Diffable, Items: DiffableElements>(
+    from old: FlatCollection<Header, Items>, to new: FlatCollection<Header, Items>, options: DiffOptions = DiffOptions()
+) -> SectionedBatch {
+    SectionedDiffer(old: old, new: new, options: options).batch()
+}
+
 /// The batch that turns the list `old` into `new`: arrays, or other ``DiffableElements``
 /// (such as lists that keep their elements column by column).
 @inlinable

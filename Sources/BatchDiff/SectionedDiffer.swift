@@ -32,9 +32,10 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
         let headerUnchanged = old.headers.indices.map { oldSection in
             sections.partner(ofOld: oldSection).map { old.headers[oldSection].isContentEqual(to: new.headers[$0]) } ?? false
         }
+        // Handed over, not shared: the planner changes them, and a shared array is copied.
         var planner = BatchPlanner(
-            old: old.shape, new: new.shape, sections: sections, rows: rows,
-            rowUnchanged: rowUnchanged, headerUnchanged: headerUnchanged, allowsMoves: options.allowsMoves
+            old: old.shape, new: new.shape, sections: consume sections, rows: consume rows,
+            rowUnchanged: consume rowUnchanged, headerUnchanged: headerUnchanged, allowsMoves: options.allowsMoves
         )
         planner.settleSectionMoves()
         pairAcrossSections(&planner)

@@ -141,7 +141,7 @@ enum FeedAnswers {
             let values = try batch.values(from: items)
             rows(values.insertedRows, values.reloadedRows)
         case (.sectioned(let batch), .sectioned(let sections)):
-            let values = try batch.values(from: sections)
+            let values = try batch.values(from: sections.flat)
             rows(values.insertedRows, values.reloadedRows)
             output.key("sections")
             try output.object { output in

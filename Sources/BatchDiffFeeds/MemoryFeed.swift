@@ -123,7 +123,7 @@ final class MemoryFeed: Sendable {
     static func floorByteEstimate(of latest: Snapshot) -> Int {
         let (rows, sections): (Int, Int?) = switch latest.collection {
         case .list(let items): (items.count, nil)
-        case .sectioned(let all): (all.reduce(0) { $0 + $1.items.count }, all.count)
+        case .sectioned(let all): (all.flat.items.count, all.count)
         }
         return latest.byteEstimate + StoredVersion.byteEstimate(rows: rows, sections: sections) + RowPrintPool.byteEstimateBound(count: rows)
     }

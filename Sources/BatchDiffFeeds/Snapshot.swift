@@ -18,9 +18,11 @@ public struct Snapshot: Sendable {
     public init(document: JSONDocument, idKey: String) throws(FeedError) {
         do {
             let collection = try document.root.collection(idKey: idKey, path: "body")
-            // Kept as long as the version: a list's items without the room to spare that
-            // growing left (a section's items are copied out of the document already).
-            if case .list(let items) = collection { self.collection = .list(items.compacted()) } else { self.collection = collection }
+            // Kept as long as the version: the rows without the room to spare that growing left.
+            self.collection = switch collection {
+            case .list(let items): .list(items.compacted())
+            case .sectioned(let sections): .sectioned(sections.compacted())
+            }
         } catch {
             throw .invalidSnapshot(error.description)
         }
@@ -53,7 +55,7 @@ public struct Snapshot: Sendable {
         fingerprint = Fingerprint(high: 0, low: 0)
         switch collection {
         case .list: self.collection = .list(JSONItems())
-        case .sectioned: self.collection = .sectioned([])
+        case .sectioned: self.collection = .sectioned(JSONSections())
         }
     }
 
@@ -67,12 +69,9 @@ public struct Snapshot: Sendable {
     /// Bytes held: the text and the collection read from it, as allocated (capacity, not
     /// count: a body read in pieces may have room to spare).
     public var byteEstimate: Int {
-        let item = MemoryLayout<JSONItem>.stride
-        return switch collection {
+        switch collection {
         case .list(let items): bytes.capacity + items.byteCount
-        case .sectioned(let sections):
-            bytes.capacity + sections.capacity * MemoryLayout<Section<JSONSectionHeader, JSONItem>>.stride
-                + sections.reduce(0) { $0 + 32 + $1.items.capacity * item }
+        case .sectioned(let sections): bytes.capacity + sections.byteCount
         }
     }
 }

@@ -21,16 +21,18 @@ struct StoredVersion: Sendable {
     init(_ snapshot: Snapshot, sequence: Int, pool: inout RowPrintPool) {
         number = snapshot.version
         self.sequence = sequence
+        let items: JSONItems
         switch snapshot.collection {
-        case .list(let items):
+        case .list(let list):
             headers = nil
-            rowCounts = [items.count]
-            rows = items.map { pool.intern(RowPrint(identity: $0.identity, content: $0.content)) }
+            rowCounts = [list.count]
+            items = list
         case .sectioned(let sections):
-            headers = sections.map { RowPrint(identity: $0.header.identity, content: $0.header.content) }
-            rowCounts = sections.map(\.items.count)
-            rows = sections.flatMap { $0.items.map { pool.intern(RowPrint(identity: $0.identity, content: $0.content)) } }
+            headers = sections.flat.headers.map { RowPrint(identity: $0.identity, content: $0.content) }
+            rowCounts = sections.flat.rowCounts
+            items = sections.flat.items
         }
+        rows = items.map { pool.intern(RowPrint(identity: $0.identity, content: $0.content)) }
     }
 
     /// Bytes held: the fingerprints, and the compressed text once there is one.
@@ -45,14 +47,10 @@ struct StoredVersion: Sendable {
             let print = pool.prints[Int(row)]
             return JSONItem(identity: print.identity, content: print.content, span: 0..<0)
         }
-        guard let headers else { return .list(JSONItems(rows.lazy.map(item))) }
-        var next = 0
-        return .sectioned(zip(headers, rowCounts).map { header, count in
-            defer { next += count }
-            return Section(
-                header: JSONSectionHeader(identity: header.identity, content: header.content, span: 0..<0),
-                items: rows[next..<(next + count)].map(item)
-            )
-        })
+        let items = JSONItems(rows.lazy.map(item))
+        guard let headers else { return .list(items) }
+        return .sectioned(JSONSections(
+            headers: headers.map { JSONSectionHeader(identity: $0.identity, content: $0.content, span: 0..<0) }, items: items, rowCounts: rowCounts
+        ))
     }
 }

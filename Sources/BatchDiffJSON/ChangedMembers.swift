@@ -20,7 +20,7 @@ public struct ChangedMembers: Sendable, Equatable {
             }
             sections = []
         case (.sectioned(let batch), .sectioned(let oldSections), .sectioned(let newSections)):
-            let values = try batch.values(from: newSections)
+            let values = try batch.values(from: newSections.flat)
             rows = zip(batch.rows.reloaded, values.reloadedRows).map { path, newItem in
                 Self.names(oldText[oldSections[path.section].items[path.row].span], newText[newItem.span], ignoring: nil)
             }

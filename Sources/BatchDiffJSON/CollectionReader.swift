@@ -10,7 +10,7 @@ extension JSONValue {
     public func collection(idKey: String, path: String) throws(CollectionShapeError) -> JSONCollection {
         let idKey = Fingerprint.string(idKey)
         precondition(document.extractionIdKey.map { $0 == idKey } ?? true, "a document's collections are read with the idKey they were parsed with")
-        if isArray { return .list(document.items(ofArray: index, idKey: idKey)) }
+        if isArray { return .list(document.items(ofArrays: [index], idKey: idKey).items) }
         guard isObject, let sections = member(withKey: Fingerprint.string("sections")) else {
             throw CollectionShapeError(path: path, reason: "expected a collection: an array of items or an object with a \"sections\" array, found \(kindName)")
         }
@@ -18,7 +18,8 @@ extension JSONValue {
             throw CollectionShapeError(path: "\(path).sections", reason: "expected an array of sections, found \(sections.kindName)")
         }
         let itemsKey = Fingerprint.string("items")
-        var result: [Section<JSONSectionHeader, JSONItem>] = []
+        var headers: [JSONSectionHeader] = []
+        var itemArrays: [Int] = []
         for (position, section) in sections.elements.enumerated() {
             let sectionPath = "\(path).sections[\(position)]"
             guard section.isObject else {
@@ -45,30 +46,43 @@ extension JSONValue {
                 throw CollectionShapeError(path: "\(sectionPath).items", reason: "expected an array of items, found \(items?.kindName ?? "nothing")")
             }
             let content = Fingerprint.object(memberSum: headerSum, count: headerCount)
-            result.append(Section(
-                header: JSONSectionHeader(identity: identity ?? content, content: content, span: section.span),
-                items: Array(document.items(ofArray: items.index, idKey: idKey))
-            ))
+            headers.append(JSONSectionHeader(identity: identity ?? content, content: content, span: section.span))
+            itemArrays.append(items.index)
         }
-        return .sectioned(result)
+        let (items, rowCounts) = document.items(ofArrays: itemArrays, idKey: idKey)
+        return .sectioned(JSONSections(headers: headers, items: items, rowCounts: rowCounts))
     }
 }
 
 extension JSONDocument {
-    /// The items of the array at node `array`: read as the document was parsed, or straight
-    /// off the tape.
-    func items(ofArray array: Int, idKey: Fingerprint) -> JSONItems {
-        if let extracted = nodes[array].extractedItems { return extractedItems[extracted] }
-        return nodes.withUnsafeBufferPointer { nodes in
-            var items = JSONItems()
-            items.reserveCapacity(Int(nodes[array].childCount))
-            var child = array + 1
-            for _ in 0..<nodes[array].childCount {
-                items.append(JSONItem(node: child, of: nodes, idKey: idKey))
-                child = Int(nodes[child].next)
-            }
-            return items
+    /// The items of the arrays at nodes `arrays`, one after the other, and how many each
+    /// has: the store they were read into as the document was parsed, when they fill it in
+    /// order (a list's items, or its sections' items), else gathered (off the tape).
+    func items(ofArrays arrays: [Int], idKey: Fingerprint) -> (items: JSONItems, counts: [Int]) {
+        let extracted = arrays.compactMap { nodes[$0].extractedItems.map { extractedArrays[$0] } }
+        if extracted.count == arrays.count, let store = extracted.first?.store,
+           zip(extracted, extracted.dropFirst()).allSatisfy({ $0.store == $1.store && $0.rows.upperBound == $1.rows.lowerBound }),
+           extracted[0].rows.lowerBound == 0, extracted[extracted.count - 1].rows.upperBound == rowStores[store].count {
+            return (rowStores[store], extracted.map(\.rows.count))
         }
+        var items = JSONItems()
+        var counts: [Int] = []
+        nodes.withUnsafeBufferPointer { nodes in
+            for array in arrays {
+                let before = items.count
+                if let extracted = nodes[array].extractedItems.map({ extractedArrays[$0] }) {
+                    for row in extracted.rows { items.append(rowStores[extracted.store][row]) }
+                } else {
+                    var child = array + 1
+                    for _ in 0..<nodes[array].childCount {
+                        items.append(JSONItem(node: child, of: nodes, idKey: idKey))
+                        child = Int(nodes[child].next)
+                    }
+                }
+                counts.append(items.count - before)
+            }
+        }
+        return (items, counts)
     }
 }
 

@@ -11,7 +11,7 @@ public enum JSONBatch: Sendable {
         case (.list(let old), .list(let new)):
             self = .list(batch(from: old, to: new, options: options))
         case (.sectioned(let old), .sectioned(let new)):
-            self = .sectioned(batch(from: old, to: new, options: options))
+            self = .sectioned(batch(from: old.flat, to: new.flat, options: options))
         default:
             throw CollectionShapeError(path: "new", reason: "is \(new.shapeName) but old is \(old.shapeName); both must have the same shape")
         }
@@ -23,7 +23,7 @@ public enum JSONBatch: Sendable {
         case .list(let items):
             .list(ListBatch(rows: RowChanges(), oldCount: items.count, newCount: items.count))
         case .sectioned(let sections):
-            .sectioned(SectionedBatch(sections: SectionChanges(), rows: RowChanges(), oldCounts: sections.map(\.items.count), newCounts: sections.map(\.items.count)))
+            .sectioned(SectionedBatch(sections: SectionChanges(), rows: RowChanges(), oldCounts: sections.flat.rowCounts, newCounts: sections.flat.rowCounts))
         }
     }
 

@@ -5,7 +5,7 @@ public enum JSONCollection: Sendable {
     /// A JSON array of items.
     case list(JSONItems)
     /// `{"sections": [...]}`, each section an object with an identity and an `items` array.
-    case sectioned([Section<JSONSectionHeader, JSONItem>])
+    case sectioned(JSONSections)
 
     /// "a list" or "a sectioned collection", for messages.
     public var shapeName: String {

@@ -6,23 +6,25 @@
 ///
 /// A document whose collections are named when it is parsed (``CollectionPlacement``)
 /// keeps their items, not their values: each item is read into a ``JSONItem`` as it is
-/// parsed and its values leave the tape, so the document holds about 40 bytes per item
-/// instead of 40 bytes per value (24 for a list's items that are their own identity,
-/// ``JSONItems``).
+/// parsed and its values leave the tape, so the document holds 24 bytes per item that is
+/// its own identity, 40 for one identified by a member (``JSONItems``), instead of 40 bytes
+/// per value. All the sections of a collection put their items in one store.
 public struct JSONDocument: Sendable {
     /// The JSON text.
     public let bytes: [UInt8]
     let nodes: [JSONNode]
-    /// The items of the collections read as the document was parsed, by their array's node
-    /// (``JSONNode/extractedItems``).
-    let extractedItems: [JSONItems]
+    /// The rows of the collections read as the document was parsed: a list's items, or all
+    /// the items of a collection's sections, one after the other.
+    let rowStores: [JSONItems]
+    /// Where the items of each array read as parsed are (``JSONNode/extractedItems``).
+    let extractedArrays: [ExtractedArray]
     /// The identity member those items were read with.
     let extractionIdKey: Fingerprint?
 
     /// Parses `bytes`. Throws ``JSONSyntaxError`` with the byte offset of the first problem.
     public init(bytes: [UInt8], maxDepth: Int = 512) throws(JSONSyntaxError) {
         self.bytes = bytes
-        (nodes, extractedItems) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: nil)
+        (nodes, rowStores, extractedArrays) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: nil)
         extractionIdKey = nil
     }
 
@@ -32,7 +34,7 @@ public struct JSONDocument: Sendable {
     public init(bytes: [UInt8], maxDepth: Int = 512, collections: CollectionPlacement, idKey: String) throws(JSONSyntaxError) {
         self.bytes = bytes
         let idKey = Fingerprint.string(idKey)
-        (nodes, extractedItems) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: (collections, idKey))
+        (nodes, rowStores, extractedArrays) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: (collections, idKey))
         extractionIdKey = idKey
     }
 
@@ -53,8 +55,15 @@ struct JSONNode {
     var fingerprint: Fingerprint
 
     /// For the array of a collection's items read as it was parsed (its elements are not on
-    /// the tape), the index of those items in ``JSONDocument/extractedItems``.
+    /// the tape), where those items are: its index in ``JSONDocument/extractedArrays``.
     var extractedItems: Int? { childCount < 0 ? Int(-childCount - 1) : nil }
+}
+
+/// Where the items of an array read as it was parsed are: rows of one of the document's
+/// row stores.
+struct ExtractedArray {
+    let store: Int
+    let rows: Range<Int>
 }
 
 /// Where a document holds the collections to read as it is parsed.

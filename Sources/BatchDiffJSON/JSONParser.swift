@@ -28,7 +28,14 @@ struct JSONParser: ~Copyable {
     /// The collections' identity member, and the root members that are collections.
     private let idKey: Fingerprint
     private let collectionMembers: [Fingerprint]
-    private var extracted: [JSONItems] = []
+    /// The rows read as they are parsed: a list's items, or the items of every section of a
+    /// sectioned collection, one after the other.
+    private var rowStores: [JSONItems] = []
+    /// Each items array read as it was parsed: where its rows are.
+    private var extracted: [ExtractedArray] = []
+    /// While a collection's sections are parsed: the store their items go to, and where
+    /// their array starts.
+    private var sectionStore: (index: Int, start: Int)?
 
     private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
                  collectionMembers: [Fingerprint] = [], reserve: Bool = true) {
@@ -41,8 +48,8 @@ struct JSONParser: ~Copyable {
 
     static func parse(
         _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?
-    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], extracted: [JSONItems]) {
-        let result: Result<([JSONNode], [JSONItems]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
+    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], rowStores: [JSONItems], extracted: [ExtractedArray]) {
+        let result: Result<([JSONNode], [JSONItems], [ExtractedArray]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
             let rootRole: Role = switch collections?.placement {
             case nil: .plain
             case .root: .collection
@@ -60,7 +67,7 @@ struct JSONParser: ~Copyable {
                 _ = try parser.parseValue(depth: 0, role: rootRole)
                 parser.skipWhitespace()
                 guard parser.position == input.count else { throw parser.error("unexpected data after the JSON value") }
-                return .success((parser.nodes, parser.extracted))
+                return .success((parser.nodes, parser.rowStores, parser.extracted))
             } catch {
                 return .failure(error)
             }
@@ -140,9 +147,20 @@ struct JSONParser: ~Copyable {
     private mutating func parseContainer(object: Bool, depth: Int, role: Role) throws(JSONSyntaxError) -> Int {
         guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
         let readsItems = !object && (role == .collection || role == .items)
-        var items = JSONItems()
         var claimedMember = false
         let start = position
+        let enclosingSections = sectionStore
+        if !object && role == .sections {
+            sectionStore = (rowStores.count, start)
+            rowStores.append(JSONItems())
+        }
+        defer { sectionStore = enclosingSections }
+        // A list's items go to a store of their own; a section's to its collection's.
+        var store = (index: -1, start: start)
+        if readsItems {
+            if role == .items, let sectionStore { store = sectionStore } else { store.index = rowStores.count; rowStores.append(JSONItems()) }
+        }
+        let firstRow = readsItems ? rowStores[store.index].count : 0
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
         let close = UInt8(ascii: object ? "}" : "]")
         position += 1
@@ -172,9 +190,13 @@ struct JSONParser: ~Copyable {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
                     if readsItems {
-                        if role == .collection && items.count == items.capacity && items.count >= 1024 { reserveRoom(for: &items, startingAt: start) }
+                        let count = rowStores[store.index].count
+                        if count == rowStores[store.index].capacity && count >= 1024 {
+                            rowStores[store.index].reserveCapacity(room(for: count, startingAt: store.start))
+                        }
                         // The item is read, and its values leave the tape.
-                        items.append(nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) })
+                        let item = nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) }
+                        rowStores[store.index].append(item)
                         nodes.removeLast(nodes.count - value)
                     }
                 }
@@ -197,7 +219,7 @@ struct JSONParser: ~Copyable {
         if readsItems {
             // The room to spare that growing left is not copied away here: a request's
             // document is brief, and what keeps items long compacts them (a snapshot).
-            extracted.append(items)
+            extracted.append(ExtractedArray(store: store.index, rows: firstRow..<rowStores[store.index].count))
             nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedItems
         } else {
             nodes[index].childCount = Int32(object ? count * 2 : count)
@@ -207,15 +229,15 @@ struct JSONParser: ~Copyable {
         return index
     }
 
-    /// Grows the full `items` of the list that starts at `start` at once to what the rest
-    /// of the input could hold at the list's bytes per item so far, instead of doubling:
-    /// each doubling copies the items and leaves the old room behind, freed but touched, so
-    /// a list of millions of small items would take twice its size. Room never written is
-    /// address space, not memory. Past the estimate (items that get smaller), it doubles.
-    /// (A section's items are copied out of the document, so they grow as arrays do.)
-    private func reserveRoom(for items: inout JSONItems, startingAt start: Int) {
-        let bytesPerItem = max(2, (position - start) / items.count)
-        items.reserveCapacity(max(items.count * 2, items.count + (input.count - position) / bytesPerItem + 1))
+    /// The room a full store of `count` rows, whose collection starts at `start`, grows to
+    /// at once: what the rest of the input could hold at the collection's bytes per row so
+    /// far, instead of doubling. Each doubling copies the rows and leaves the old room
+    /// behind, freed but touched, so millions of small items would take twice their size.
+    /// Room never written is address space, not memory. Past the estimate (items that get
+    /// smaller), it doubles.
+    private func room(for count: Int, startingAt start: Int) -> Int {
+        let bytesPerRow = max(2, (position - start) / count)
+        return max(count * 2, count + (input.count - position) / bytesPerRow + 1)
     }
 
     /// The role of an object's member named by `key` in an object of role `role`: the first

@@ -38,7 +38,7 @@ final class PropertyTests: XCTestCase {
         }
     }
 
-    func testRandomSectionsThousandsOfCases() {
+    func testRandomSectionsThousandsOfCases() throws {
         var rng = SplitMix64(state: 0x5EC7_1025)
         for round in 0..<6000 {
             let sectionPool = [2, 5, 9][round % 3]
@@ -68,7 +68,19 @@ final class PropertyTests: XCTestCase {
                 default: break
                 }
             }
-            diffAndJudge(old, new, options: DiffOptions(allowsMoves: round % 7 != 0))
+            let options = DiffOptions(allowsMoves: round % 7 != 0)
+            let result = diffAndJudge(old, new, options: options)
+            // The same collections with their rows kept flat: the same batch, the same values.
+            func flat(_ sections: [TestSection]) -> FlatCollection<Header, [Row]> {
+                FlatCollection(headers: sections.map(\.header), items: sections.flatMap(\.items), rowCounts: sections.map(\.items.count))
+            }
+            XCTAssertEqual(batch(from: flat(old), to: flat(new), options: options), result)
+            let values = try result.values(from: new)
+            let flatValues = try result.values(from: flat(new))
+            XCTAssertEqual(flatValues.insertedRows, values.insertedRows)
+            XCTAssertEqual(flatValues.reloadedRows, values.reloadedRows)
+            XCTAssertEqual(flatValues.insertedSections, values.insertedSections)
+            XCTAssertEqual(flatValues.updatedHeaders.map(\.id), values.updatedHeaders.map(\.id))
         }
     }
 }
