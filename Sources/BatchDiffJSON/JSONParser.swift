@@ -160,7 +160,10 @@ struct JSONParser: ~Copyable {
         if readsItems {
             if role == .items, let sectionStore { store = sectionStore } else { store.index = rowStores.count; rowStores.append(JSONItems()) }
         }
-        let firstRow = readsItems ? rowStores[store.index].count : 0
+        // The store is taken out while this array's items are added, and put back after.
+        var rows = JSONItems()
+        if readsItems { swap(&rows, &rowStores[store.index]) }
+        let firstRow = rows.count
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
         let close = UInt8(ascii: object ? "}" : "]")
         position += 1
@@ -190,13 +193,11 @@ struct JSONParser: ~Copyable {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
                     if readsItems {
-                        let count = rowStores[store.index].count
-                        if count == rowStores[store.index].capacity && count >= 1024 {
-                            rowStores[store.index].reserveCapacity(room(for: count, startingAt: store.start))
+                        if rows.count == rows.capacity && rows.count >= 1024 {
+                            rows.reserveCapacity(room(for: rows.count, startingAt: store.start))
                         }
                         // The item is read, and its values leave the tape.
-                        let item = nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) }
-                        rowStores[store.index].append(item)
+                        rows.append(nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) })
                         nodes.removeLast(nodes.count - value)
                     }
                 }
@@ -219,7 +220,8 @@ struct JSONParser: ~Copyable {
         if readsItems {
             // The room to spare that growing left is not copied away here: a request's
             // document is brief, and what keeps items long compacts them (a snapshot).
-            extracted.append(ExtractedArray(store: store.index, rows: firstRow..<rowStores[store.index].count))
+            extracted.append(ExtractedArray(store: store.index, rows: firstRow..<rows.count))
+            swap(&rows, &rowStores[store.index])
             nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedItems
         } else {
             nodes[index].childCount = Int32(object ? count * 2 : count)
