@@ -10,7 +10,7 @@ extension JSONValue {
     public func collection(idKey: String, path: String) throws(CollectionShapeError) -> JSONCollection {
         let idKey = Fingerprint.string(idKey)
         precondition(document.extractionIdKey.map { $0 == idKey } ?? true, "a document's collections are read with the idKey they were parsed with")
-        if isArray { return .list(document.items(ofArrays: [index], idKey: idKey).items) }
+        if isArray { return .list(document.items(ofArray: index, idKey: idKey)) }
         guard isObject, let sections = member(withKey: Fingerprint.string("sections")) else {
             throw CollectionShapeError(path: path, reason: "expected a collection: an array of items or an object with a \"sections\" array, found \(kindName)")
         }
@@ -55,9 +55,28 @@ extension JSONValue {
 }
 
 extension JSONDocument {
+    /// The items of the array at node `array`: the rows it was read into as the document was
+    /// parsed, or straight off the tape.
+    func items(ofArray array: Int, idKey: Fingerprint) -> JSONItems {
+        if let extracted = nodes[array].extractedItems.map({ extractedArrays[$0] }) {
+            let store = rowStores[extracted.store]
+            return extracted.rows == 0..<store.count ? store : JSONItems(extracted.rows.lazy.map { store[$0] })
+        }
+        return nodes.withUnsafeBufferPointer { nodes in
+            var items = JSONItems()
+            items.reserveCapacity(Int(nodes[array].childCount))
+            var child = array + 1
+            for _ in 0..<nodes[array].childCount {
+                items.append(JSONItem(node: child, of: nodes, idKey: idKey))
+                child = Int(nodes[child].next)
+            }
+            return items
+        }
+    }
+
     /// The items of the arrays at nodes `arrays`, one after the other, and how many each
     /// has: the store they were read into as the document was parsed, when they fill it in
-    /// order (a list's items, or its sections' items), else gathered (off the tape).
+    /// order (a collection's sections' items), else gathered.
     func items(ofArrays arrays: [Int], idKey: Fingerprint) -> (items: JSONItems, counts: [Int]) {
         let extracted = arrays.compactMap { nodes[$0].extractedItems.map { extractedArrays[$0] } }
         if extracted.count == arrays.count, let store = extracted.first?.store,
@@ -67,20 +86,10 @@ extension JSONDocument {
         }
         var items = JSONItems()
         var counts: [Int] = []
-        nodes.withUnsafeBufferPointer { nodes in
-            for array in arrays {
-                let before = items.count
-                if let extracted = nodes[array].extractedItems.map({ extractedArrays[$0] }) {
-                    for row in extracted.rows { items.append(rowStores[extracted.store][row]) }
-                } else {
-                    var child = array + 1
-                    for _ in 0..<nodes[array].childCount {
-                        items.append(JSONItem(node: child, of: nodes, idKey: idKey))
-                        child = Int(nodes[child].next)
-                    }
-                }
-                counts.append(items.count - before)
-            }
+        for array in arrays {
+            let part = self.items(ofArray: array, idKey: idKey)
+            for item in part { items.append(item) }
+            counts.append(part.count)
         }
         return (items, counts)
     }
