@@ -166,9 +166,12 @@ public final class BatchDiffService: Sendable {
 
     /// What one request body byte may cost while its request is in flight, for the server's
     /// request memory: the body, the collections read from it as it is parsed and the
-    /// differ's state. Measured with a release build (`make bench-request-memory`): a 28 MB
-    /// `POST /diff` of 7,000,000 zeros a side, 40 bytes of items and 12 of the identity table
-    /// per 2-byte item, grows peak memory by 36x its size; 100,000 objects with 5% changed, by 3x.
+    /// differ's state, and the answer. Measured with a release build (`make
+    /// bench-request-memory`): a 28 MB `POST /diff` of 7,000,000 zeros a side (24 bytes of
+    /// items per 2-byte item, lists or sections) grows peak memory by 15x its size, 100,000
+    /// objects with 5% changed by 1.4x; the worst body known, 3,500,000 zeros against as many
+    /// ones, by 27x (an identity table for millions of rows, and an answer of 4x the body
+    /// listing every index). The factor stays above the worst.
     public static let memoryPerBodyByte = 40
 
     /// Requests with bodies this large are answered off the server's threads, which stay
