@@ -26,39 +26,56 @@ extension BatchValues: Sendable where Header: Sendable, Item: Sendable {}
 extension SectionedBatch {
     /// The values this batch needs, taken from `new`, the collection it leads to.
     public func values<Header, Item>(from new: [Section<Header, Item>]) throws -> BatchValues<Header, Item> {
-        guard new.map(\.items.count) == newCounts else {
-            throw BatchError("counts.new \(newCounts) does not match the collection \(new.map(\.items.count))")
-        }
-        return try values(
-            row: { new[$0.section].items[$0.row] },
+        try checkNewCounts(new.map(\.items.count))
+        let rows = try newRows { new[$0.section].items[$0.row] }
+        return BatchValues(
+            insertedRows: rows.inserted, reloadedRows: rows.reloaded,
             insertedSections: sections.inserted.map { new[$0] }, updatedHeaders: sections.updated.map { new[$0].header }
         )
     }
 
     /// The values this batch needs, taken from `new`, the collection it leads to, its rows
-    /// kept flat.
-    public func values<Header, Items: DiffableElements>(from new: FlatCollection<Header, Items>) throws -> BatchValues<Header, Items.Element> {
-        guard new.rowCounts == newCounts else {
-            throw BatchError("counts.new \(newCounts) does not match the collection \(new.rowCounts)")
-        }
-        return try values(
-            row: { new.items.element(at: new.rows(of: $0.section).lowerBound + $0.row) },
-            insertedSections: sections.inserted.map { Section(header: new.headers[$0], items: new.rows(of: $0).map(new.items.element(at:))) },
-            updatedHeaders: sections.updated.map { new.headers[$0] }
+    /// kept flat: an inserted section is given by its header, its rows staying in `new`.
+    public func values<Header, Items: DiffableElements>(from new: FlatCollection<Header, Items>) throws -> FlatBatchValues<Header, Items.Element> {
+        try checkNewCounts(new.rowCounts)
+        let rows = try newRows { new.items.element(at: new.rows(of: $0.section).lowerBound + $0.row) }
+        return FlatBatchValues(
+            insertedRows: rows.inserted, reloadedRows: rows.reloaded,
+            insertedHeaders: sections.inserted.map { new.headers[$0] }, updatedHeaders: sections.updated.map { new.headers[$0] }
         )
     }
 
-    /// The values, the new collection's rows read with `row`.
-    fileprivate func values<Header, Item>(
-        row: (RowPath) -> Item, insertedSections: [Section<Header, Item>], updatedHeaders: [Header]
-    ) throws -> BatchValues<Header, Item> {
+    /// Throws unless `counts`, the new collection's rows per section, are `newCounts`.
+    fileprivate func checkNewCounts(_ counts: [Int]) throws {
+        guard counts == newCounts else { throw BatchError("counts.new \(newCounts) does not match the collection \(counts)") }
+    }
+
+    /// The new rows this batch inserts and reloads, read with `row`, once its placement shows
+    /// that it fits the new collection (the sections it names included).
+    fileprivate func newRows<Item>(_ row: (RowPath) -> Item) throws -> (inserted: [Item], reloaded: [Item]) {
         let placement = try Placement(self)
-        return BatchValues(
-            insertedRows: rows.inserted.map(row), reloadedRows: placement.newPaths(of: rows.reloaded).map(row),
-            insertedSections: insertedSections, updatedHeaders: updatedHeaders
-        )
+        if let section = sections.updated.first(where: { !placement.sections.indices.contains($0) }) {
+            throw BatchError("sections.updated: \(section) is outside the new collection")
+        }
+        return (rows.inserted.map(row), placement.newPaths(of: rows.reloaded).map(row))
     }
 }
+
+/// The new content a batch needs, taken from a collection whose rows are kept flat
+/// (``FlatCollection``): as ``BatchValues``, but each inserted section is given by its
+/// header, so that its rows are not copied out.
+public struct FlatBatchValues<Header, Item> {
+    /// The items of `rows.inserted`, in the same order.
+    public var insertedRows: [Item]
+    /// The new content of the items of `rows.reloaded`, in the same order.
+    public var reloadedRows: [Item]
+    /// The headers of the sections of `sections.inserted`, in the same order.
+    public var insertedHeaders: [Header]
+    /// The new headers of `sections.updated`, in the same order.
+    public var updatedHeaders: [Header]
+}
+
+extension FlatBatchValues: Sendable where Header: Sendable, Item: Sendable {}
 
 extension SectionedBatch {
     /// For each of `sections.updated` (new indexes), the index the section had in the old
@@ -78,7 +95,9 @@ extension ListBatch {
     /// The values this batch needs, taken from `new`, the list it leads to (an array, or
     /// other ``DiffableElements``).
     public func values<Items: DiffableElements>(from new: Items) throws -> BatchValues<ListHeader, Items.Element> {
-        guard new.count == newCount else { throw BatchError("counts.new \([newCount]) does not match the collection \([new.count])") }
-        return try sectioned.values(row: { new.element(at: $0.row) }, insertedSections: [], updatedHeaders: [])
+        let sectioned = sectioned
+        try sectioned.checkNewCounts([new.count])
+        let rows = try sectioned.newRows { new.element(at: $0.row) }
+        return BatchValues(insertedRows: rows.inserted, reloadedRows: rows.reloaded)
     }
 }

@@ -8,6 +8,7 @@ struct CollectionShape: Sendable {
     @inlinable
     init<Rows: Sequence<Int>>(rowCounts: Rows) {
         var starts = [0]
+        starts.reserveCapacity(rowCounts.underestimatedCount + 1)
         for count in rowCounts { starts.append(starts[starts.count - 1] + count) }
         self.starts = starts
     }
@@ -16,7 +17,7 @@ struct CollectionShape: Sendable {
     @inlinable var rowCount: Int { starts[starts.count - 1] }
 
     /// The number of rows of each section.
-    @usableFromInline var counts: [Int] { (0..<sectionCount).map { starts[$0 + 1] - starts[$0] } }
+    var counts: [Int] { (0..<sectionCount).map { starts[$0 + 1] - starts[$0] } }
 
     /// The flat indexes of the rows of `section`.
     @inlinable func rows(of section: Int) -> Range<Int> { starts[section]..<starts[section + 1] }

@@ -146,7 +146,8 @@ enum FeedAnswers {
             output.key("sections")
             try output.object { output in
                 output.key("inserted")
-                output.array(values.insertedSections) { output, section in output.value(text: text[section.header.span]) }
+                // A section's header spans the whole section's text.
+                output.array(values.insertedHeaders) { output, header in output.value(text: text[header.span]) }
                 output.key("updated")
                 try output.array(values.updatedHeaders) { output, header in try output.header(header, in: text) }
             }

@@ -58,7 +58,7 @@ extension JSONDocument {
     /// The items of the array at node `array`: the rows it was read into as the document was
     /// parsed, or straight off the tape.
     func items(ofArray array: Int, idKey: Fingerprint) -> JSONItems {
-        if let extracted = nodes[array].extractedItems.map({ extractedArrays[$0] }) {
+        if let extracted = nodes[array].extractedArray.map({ extractedArrays[$0] }) {
             let store = rowStores[extracted.store]
             return extracted.rows == 0..<store.count ? store : JSONItems(extracted.rows.lazy.map { store[$0] })
         }
@@ -78,7 +78,7 @@ extension JSONDocument {
     /// has: the store they were read into as the document was parsed, when they fill it in
     /// order (a collection's sections' items), else gathered.
     func items(ofArrays arrays: [Int], idKey: Fingerprint) -> (items: JSONItems, counts: [Int]) {
-        let extracted = arrays.compactMap { nodes[$0].extractedItems.map { extractedArrays[$0] } }
+        let extracted = arrays.compactMap { nodes[$0].extractedArray.map { extractedArrays[$0] } }
         if extracted.count == arrays.count, let store = extracted.first?.store,
            zip(extracted, extracted.dropFirst()).allSatisfy({ $0.store == $1.store && $0.rows.upperBound == $1.rows.lowerBound }),
            extracted[0].rows.lowerBound == 0, extracted[extracted.count - 1].rows.upperBound == rowStores[store].count {

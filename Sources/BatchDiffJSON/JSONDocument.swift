@@ -6,9 +6,9 @@
 ///
 /// A document whose collections are named when it is parsed (``CollectionPlacement``)
 /// keeps their items, not their values: each item is read into a ``JSONItem`` as it is
-/// parsed and its values leave the tape, so the document holds 24 bytes per item that is
-/// its own identity, 40 for one identified by a member (``JSONItems``), instead of 40 bytes
-/// per value. All the sections of a collection put their items in one store.
+/// parsed and its values leave the tape, so the document holds 24 bytes per item (40 once
+/// an item of its store has an identity member, ``JSONItems``) instead of 40 bytes per
+/// value. All the sections of a collection put their items in one store.
 public struct JSONDocument: Sendable {
     /// The JSON text.
     public let bytes: [UInt8]
@@ -16,7 +16,7 @@ public struct JSONDocument: Sendable {
     /// The rows of the collections read as the document was parsed: a list's items, or all
     /// the items of a collection's sections, one after the other.
     let rowStores: [JSONItems]
-    /// Where the items of each array read as parsed are (``JSONNode/extractedItems``).
+    /// Where the items of each array read as parsed are (``JSONNode/extractedArray``).
     let extractedArrays: [ExtractedArray]
     /// The identity member those items were read with.
     let extractionIdKey: Fingerprint?
@@ -56,7 +56,7 @@ struct JSONNode {
 
     /// For the array of a collection's items read as it was parsed (its elements are not on
     /// the tape), where those items are: its index in ``JSONDocument/extractedArrays``.
-    var extractedItems: Int? { childCount < 0 ? Int(-childCount - 1) : nil }
+    var extractedArray: Int? { childCount < 0 ? Int(-childCount - 1) : nil }
 }
 
 /// Where the items of an array read as it was parsed are: rows of one of the document's
@@ -94,7 +94,7 @@ public struct JSONValue: Sendable {
     /// The elements of an array (empty for other kinds, and for a collection's items read
     /// as the document was parsed: ``collection(idKey:path:)`` has those).
     public var elements: [JSONValue] {
-        guard kind == .array, node.extractedItems == nil else { return [] }
+        guard kind == .array, node.extractedArray == nil else { return [] }
         var result: [JSONValue] = []
         result.reserveCapacity(Int(node.childCount))
         var child = index + 1

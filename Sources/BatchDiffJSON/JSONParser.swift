@@ -222,7 +222,7 @@ struct JSONParser: ~Copyable {
             // document is brief, and what keeps items long compacts them (a snapshot).
             extracted.append(ExtractedArray(store: store.index, rows: firstRow..<rows.count))
             swap(&rows, &rowStores[store.index])
-            nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedItems
+            nodes[index].childCount = -Int32(extracted.count)  // see JSONNode.extractedArray
         } else {
             nodes[index].childCount = Int32(object ? count * 2 : count)
         }

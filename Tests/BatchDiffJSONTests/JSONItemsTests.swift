@@ -26,6 +26,19 @@ final class JSONItemsTests: XCTestCase {
         }
     }
 
+    /// A list whose first identity member comes after its room was made (past 1,024 items):
+    /// as parsed, the same items as read off the tape, with the identities kept from there.
+    func testAnIdentityMemberAfterTheRoomWasMadeReadsAsFromTheTape() throws {
+        let text = "[" + (0..<3000).map { $0 < 2000 ? "\($0 % 5)" : #"{"id":\#($0),"v":1}"# }.joined(separator: ",") + "]"
+        let document = try JSONDocument(bytes: Array(text.utf8), collections: .root, idKey: "id")
+        guard case .list(let items) = try document.root.collection(idKey: "id", path: "c"),
+              case .list(let fromTape) = try JSONDocument(bytes: Array(text.utf8)).root.collection(idKey: "id", path: "c")
+        else { return XCTFail("not a list") }
+        XCTAssertEqual(Array(items), Array(fromTape))
+        XCTAssertNotEqual(items[2500].identity, items[2500].content)
+        XCTAssertEqual(items[1500].identity, items[1500].content)
+    }
+
     /// Scalars are their own identity: 24 bytes an item, no identity column.
     func testAListOfScalarsKeepsNoIdentities() throws {
         let count = 5000

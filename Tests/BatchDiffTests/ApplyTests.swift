@@ -49,4 +49,17 @@ final class BatchValuesTests: XCTestCase {
         let negative = SectionedBatch(sections: SectionChanges(moved: [Move(from: -1, to: 0)]), rows: RowChanges(), oldCounts: [2], newCounts: [2])
         XCTAssertThrowsError(try negative.apply(to: old, values: BatchValues()), "a section moved from -1")
     }
+
+    /// A batch naming sections the new collection does not have (a client decoding a
+    /// damaged answer) is an error, from sections or from flat rows, never a trap.
+    func testValuesOfSectionsOutsideTheNewCollectionAreAnError() {
+        let new = sections([(1, [2, 3])])
+        let flat = FlatCollection(headers: new.map(\.header), items: new.flatMap(\.items), rowCounts: new.map(\.items.count))
+        let inserted = SectionedBatch(sections: SectionChanges(inserted: [3]), rows: RowChanges(), oldCounts: [], newCounts: [2])
+        let updated = SectionedBatch(sections: SectionChanges(updated: [5]), rows: RowChanges(), oldCounts: [2], newCounts: [2])
+        for batch in [inserted, updated] {
+            XCTAssertThrowsError(try batch.values(from: new), "\(batch.sections)")
+            XCTAssertThrowsError(try batch.values(from: flat), "\(batch.sections)")
+        }
+    }
 }

@@ -79,7 +79,7 @@ final class PropertyTests: XCTestCase {
             let flatValues = try result.values(from: flat(new))
             XCTAssertEqual(flatValues.insertedRows, values.insertedRows)
             XCTAssertEqual(flatValues.reloadedRows, values.reloadedRows)
-            XCTAssertEqual(flatValues.insertedSections, values.insertedSections)
+            XCTAssertEqual(flatValues.insertedHeaders, values.insertedSections.map(\.header))
             XCTAssertEqual(flatValues.updatedHeaders.map(\.id), values.updatedHeaders.map(\.id))
         }
     }
