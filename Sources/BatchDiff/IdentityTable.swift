@@ -53,9 +53,9 @@ struct IdentityTable {
     /// returns the previous head, or -1.
     @inlinable
     mutating func push<Elements: DiffableElements>(_ element: Int, of elements: Elements) -> Int32 {
-        let identity = elements.element(at: element).identity
-        let hash = elements.element(at: element).identityHash
-        let index = probe(identity, hash: hash, in: elements)
+        let read = elements.element(at: element)
+        let hash = read.identityHash
+        let index = probe(read.identity, hash: hash, in: elements)
         let previous = slots[index].key >= 0 ? slots[index].head : -1
         let bits = UInt32(truncatingIfNeeded: UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15)
         slots[index] = Slot(key: Int32(element), head: Int32(element), hashBits: bits)

@@ -55,43 +55,36 @@ extension JSONValue {
 }
 
 extension JSONDocument {
-    /// The items of the array at node `array`: the rows it was read into as the document was
-    /// parsed, or straight off the tape.
+    /// The items of the array at node `array`: the store they were read into as the
+    /// document was parsed (a list's store holds its items alone), or read off the tape.
     func items(ofArray array: Int, idKey: Fingerprint) -> JSONItems {
-        if let extracted = nodes[array].extractedArray.map({ extractedArrays[$0] }) {
-            let store = rowStores[extracted.store]
-            return extracted.rows == 0..<store.count ? store : JSONItems(extracted.rows.lazy.map { store[$0] })
-        }
-        return nodes.withUnsafeBufferPointer { nodes in
+        if let extracted = nodes[array].extractedArray { return rowStores[extractedArrays[extracted].store] }
+        return itemsOffTheTape(ofArrays: [array], idKey: idKey)
+    }
+
+    /// The items of the arrays at nodes `arrays`, a collection's sections' items, one after
+    /// the other, and how many each has: the one store they were all read into as the
+    /// document was parsed, or read off the tape.
+    func items(ofArrays arrays: [Int], idKey: Fingerprint) -> (items: JSONItems, counts: [Int]) {
+        let extracted = arrays.compactMap { nodes[$0].extractedArray.map { extractedArrays[$0] } }
+        if let first = extracted.first { return (rowStores[first.store], extracted.map(\.rows.count)) }
+        return (itemsOffTheTape(ofArrays: arrays, idKey: idKey), arrays.map { Int(nodes[$0].childCount) })
+    }
+
+    /// The items of the arrays at nodes `arrays`, one after the other, read off the tape.
+    private func itemsOffTheTape(ofArrays arrays: [Int], idKey: Fingerprint) -> JSONItems {
+        nodes.withUnsafeBufferPointer { nodes in
             var items = JSONItems()
-            items.reserveCapacity(Int(nodes[array].childCount))
-            var child = array + 1
-            for _ in 0..<nodes[array].childCount {
-                items.append(JSONItem(node: child, of: nodes, idKey: idKey))
-                child = Int(nodes[child].next)
+            items.reserveCapacity(arrays.reduce(0) { $0 + Int(nodes[$1].childCount) })
+            for array in arrays {
+                var child = array + 1
+                for _ in 0..<nodes[array].childCount {
+                    items.append(JSONItem(node: child, of: nodes, idKey: idKey))
+                    child = Int(nodes[child].next)
+                }
             }
             return items
         }
-    }
-
-    /// The items of the arrays at nodes `arrays`, one after the other, and how many each
-    /// has: the store they were read into as the document was parsed, when they fill it in
-    /// order (a collection's sections' items), else gathered.
-    func items(ofArrays arrays: [Int], idKey: Fingerprint) -> (items: JSONItems, counts: [Int]) {
-        let extracted = arrays.compactMap { nodes[$0].extractedArray.map { extractedArrays[$0] } }
-        if extracted.count == arrays.count, let store = extracted.first?.store,
-           zip(extracted, extracted.dropFirst()).allSatisfy({ $0.store == $1.store && $0.rows.upperBound == $1.rows.lowerBound }),
-           extracted[0].rows.lowerBound == 0, extracted[extracted.count - 1].rows.upperBound == rowStores[store].count {
-            return (rowStores[store], extracted.map(\.rows.count))
-        }
-        var items = JSONItems()
-        var counts: [Int] = []
-        for array in arrays {
-            let part = self.items(ofArray: array, idKey: idKey)
-            for item in part { items.append(item) }
-            counts.append(part.count)
-        }
-        return (items, counts)
     }
 }
 

@@ -31,12 +31,14 @@ public struct JSONItems: RandomAccessCollection, DiffableElements, Sendable {
 
     /// Adds `item` at the end.
     public mutating func append(_ item: JSONItem) {
-        if identities.isEmpty && item.identity != item.content {
-            // The first item identified by a member: the items before it are their own identity.
-            identities.reserveCapacity(rows.capacity)
-            identities.append(contentsOf: rows.lazy.map(\.content))
+        if !identities.isEmpty || item.identity != item.content {
+            if identities.isEmpty {
+                // The first item identified by a member: the items before it are their own identity.
+                identities.reserveCapacity(rows.capacity)
+                identities.append(contentsOf: rows.lazy.map(\.content))
+            }
+            identities.append(item.identity)
         }
-        if !identities.isEmpty || item.identity != item.content { identities.append(item.identity) }
         rows.append(Row(content: item.content, start: item.start, end: item.end))
     }
 

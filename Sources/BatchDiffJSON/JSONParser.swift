@@ -150,19 +150,14 @@ struct JSONParser: ~Copyable {
         var claimedMember = false
         let start = position
         let enclosingSections = sectionStore
-        if !object && role == .sections {
-            sectionStore = (rowStores.count, start)
-            rowStores.append(JSONItems())
-        }
+        if !object && role == .sections { sectionStore = newRowStore(startingAt: start) }
         defer { sectionStore = enclosingSections }
         // A list's items go to a store of their own; a section's to its collection's.
-        var store = (index: -1, start: start)
-        if readsItems {
-            if role == .items, let sectionStore { store = sectionStore } else { store.index = rowStores.count; rowStores.append(JSONItems()) }
-        }
+        var store: (index: Int, start: Int)?
+        if readsItems { store = (role == .items ? sectionStore : nil) ?? newRowStore(startingAt: start) }
         // The store is taken out while this array's items are added, and put back after.
         var rows = JSONItems()
-        if readsItems { swap(&rows, &rowStores[store.index]) }
+        if let store { swap(&rows, &rowStores[store.index]) }
         let firstRow = rows.count
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
         let close = UInt8(ascii: object ? "}" : "]")
@@ -192,7 +187,7 @@ struct JSONParser: ~Copyable {
                 } else {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
-                    if readsItems {
+                    if let store {
                         if rows.count == rows.capacity && rows.count >= 1024 {
                             rows.reserveCapacity(room(for: rows.count, startingAt: store.start))
                         }
@@ -217,7 +212,7 @@ struct JSONParser: ~Copyable {
         }
         hasher.combine(UInt64(count))
         nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
-        if readsItems {
+        if let store {
             // The room to spare that growing left is not copied away here: a request's
             // document is brief, and what keeps items long compacts them (a snapshot).
             extracted.append(ExtractedArray(store: store.index, rows: firstRow..<rows.count))
@@ -229,6 +224,12 @@ struct JSONParser: ~Copyable {
         nodes[index].end = Int32(position)
         nodes[index].next = Int32(nodes.count)
         return index
+    }
+
+    /// A new, empty row store for the items of a collection whose text starts at `start`.
+    private mutating func newRowStore(startingAt start: Int) -> (index: Int, start: Int) {
+        rowStores.append(JSONItems())
+        return (rowStores.count - 1, start)
     }
 
     /// The room a full store of `count` rows, whose collection starts at `start`, grows to
