@@ -33,7 +33,7 @@ struct BatchPlanner {
         self.rowUnchanged = rowUnchanged
         self.headerUnchanged = headerUnchanged
         self.allowsMoves = allowsMoves
-        moving = [Bool](repeating: false, count: new.sectionCount)
+        moving = [Bool](filling: false, count: new.sectionCount)
     }
 
     /// Decides which sections move, and unpairs those that cannot (they change inside, or

@@ -30,7 +30,7 @@ struct IdentityTable {
     init(capacityFor count: Int) {
         var bits = 3
         while (1 << bits) < count + count / 4 + 1 { bits += 1 }
-        slots = [Slot](repeating: Slot(key: -1, head: -1, hashBits: 0), count: 1 << bits)
+        slots = [Slot](filling: Slot(key: -1, head: -1, hashBits: 0), count: 1 << bits)
         shift = Int.bitWidth - bits
     }
 

@@ -6,7 +6,7 @@
 func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
     tails.reserveCapacity(values.count)
-    var predecessor = [Int](repeating: -1, count: values.count)
+    var predecessor = [Int](filling: -1, count: values.count)
     for (index, value) in values.enumerated() {
         var low = 0
         var high = tails.count
@@ -18,7 +18,7 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
         if low > 0 { predecessor[index] = tails[low - 1] }
         if low == tails.count { tails.append(index) } else { tails[low] = index }
     }
-    var marked = [Bool](repeating: false, count: values.count)
+    var marked = [Bool](filling: false, count: values.count)
     var cursor = tails.last ?? -1
     while cursor >= 0 {
         marked[cursor] = true
@@ -32,9 +32,9 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
 /// O(n log n) with a Fenwick tree of prefix maxima.
 func heaviestIncreasingSubsequence(_ values: [Int], weights: [Int]) -> [Bool] {
     let size = (values.max() ?? -1) + 1
-    var best = [(weight: Int, index: Int)](repeating: (0, -1), count: size + 1)  // Fenwick tree over values
-    var predecessor = [Int](repeating: -1, count: values.count)
-    var total = [Int](repeating: 0, count: values.count)
+    var best = [(weight: Int, index: Int)](filling: (0, -1), count: size + 1)  // Fenwick tree over values
+    var predecessor = [Int](filling: -1, count: values.count)
+    var total = [Int](filling: 0, count: values.count)
     for (index, value) in values.enumerated() {
         var prefix = (weight: 0, index: -1)
         var position = value  // the maximum over values below `value`
@@ -50,7 +50,7 @@ func heaviestIncreasingSubsequence(_ values: [Int], weights: [Int]) -> [Bool] {
             position += position & -position
         }
     }
-    var marked = [Bool](repeating: false, count: values.count)
+    var marked = [Bool](filling: false, count: values.count)
     var cursor = total.indices.max { total[$0] < total[$1] } ?? -1
     while cursor >= 0 {
         marked[cursor] = true

@@ -16,8 +16,8 @@ struct Pairing {
 
     @inlinable
     init(oldCount: Int, newCount: Int) {
-        oldToNew = [Int32](repeating: -1, count: oldCount)
-        newToOld = [Int32](repeating: -1, count: newCount)
+        oldToNew = [Int32](filling: -1, count: oldCount)
+        newToOld = [Int32](filling: -1, count: newCount)
     }
 
     @inlinable
@@ -73,7 +73,7 @@ struct Pairing {
         guard !oldRest.isEmpty, newStart < newCandidates.upperBound else { return }
         var table = IdentityTable(capacityFor: oldRest.count)
         // For each old element of the rest, the next one with the same identity, or -1.
-        var nextRepeat = [Int32](repeating: -1, count: oldRest.count)
+        var nextRepeat = [Int32](filling: -1, count: oldRest.count)
         // Pushing from the back leaves each chain of repeats in order of appearance.
         for oldIndex in oldRest.reversed() where oldToNew[oldIndex] < 0 {
             nextRepeat[oldIndex - oldStart] = table.push(oldIndex, of: old)

@@ -50,12 +50,12 @@ struct Placement {
                 throw BatchError("rows: \(path) is inside section \(path.section), which is inserted")
             }
         }
-        var leavingByOld = [[Int]](repeating: [], count: batch.oldCounts.count)
+        var leavingByOld = [[Int]](filling: [], count: batch.oldCounts.count)
         for path in leaving { leavingByOld[path.section].append(path.row) }
         // For each new section, its inserted rows and their indexes in `rows.inserted`.
-        var insertedByNew = [[(row: Int, index: Int)]](repeating: [], count: batch.newCounts.count)
+        var insertedByNew = [[(row: Int, index: Int)]](filling: [], count: batch.newCounts.count)
         for (index, path) in rowChanges.inserted.enumerated() { insertedByNew[path.section].append((path.row, index)) }
-        var arrivingByNew = [[Move<RowPath>]](repeating: [], count: batch.newCounts.count)
+        var arrivingByNew = [[Move<RowPath>]](filling: [], count: batch.newCounts.count)
         for move in rowChanges.moved { arrivingByNew[move.to.section].append(move) }
 
         rows = try sections.enumerated().map { newSection, origin in
@@ -93,7 +93,7 @@ struct Placement {
     private static func fill(
         oldCount: Int, newCount: Int, removed: [Int], inserted: [Int], moved: [Move<Int>], what: String
     ) throws -> [Origin<Int>] {
-        var origins = [Origin<Int>?](repeating: nil, count: newCount)
+        var origins = [Origin<Int>?](filling: nil, count: newCount)
         func pin(_ origin: Origin<Int>, at index: Int) throws {
             guard index >= 0 && index < newCount else {
                 throw BatchError("\(what): \(index) is outside the new collection (\(newCount) after the update)")

@@ -24,7 +24,7 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
             guard let oldSection = sections.partner(ofNew: newSection) else { continue }
             rows.pair(old: old.items, old.shape.rows(of: oldSection), new: new.items, new.shape.rows(of: newSection))
         }
-        var rowUnchanged = [Bool](repeating: false, count: old.items.count)
+        var rowUnchanged = [Bool](filling: false, count: old.items.count)
         for oldIndex in 0..<old.items.count {
             guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
             rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))

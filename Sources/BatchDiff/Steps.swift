@@ -54,7 +54,7 @@ extension SectionedBatch {
     public func nestedSteps() throws -> NestedSteps {
         let placement = try Placement(self)
         var rows: [(oldSection: Int, newSection: Int, steps: [Step])] = []
-        var newSectionOfOld = [Int?](repeating: nil, count: oldCounts.count)
+        var newSectionOfOld = [Int?](filling: nil, count: oldCounts.count)
         for (newSection, origin) in placement.sections.enumerated() {
             if case .old(let oldSection) = origin { newSectionOfOld[oldSection] = newSection }
         }
@@ -99,7 +99,7 @@ private struct Steps {
             newStarts.append(origins.count)
             switch section {
             case .inserted:
-                origins += [Int?](repeating: nil, count: header + batch.newCounts[newSection])
+                origins += [Int?](filling: nil, count: header + batch.newCounts[newSection])
             case .old(let oldSection):
                 if headers { origins.append(oldStarts[oldSection]) }
                 for row in placement.rows[newSection] ?? [] {
@@ -126,7 +126,7 @@ private struct Steps {
 
     /// The old positions no new position comes from, removed from the end backwards.
     private mutating func removes(oldCount: Int, kept: [Int?]) {
-        var stays = [Bool](repeating: false, count: oldCount)
+        var stays = [Bool](filling: false, count: oldCount)
         for case let origin? in kept { stays[origin] = true }
         var end = oldCount
         while end > 0 {
@@ -189,7 +189,7 @@ private struct FenwickTree {
     private var sums: [Int]
 
     init(count: Int) {
-        sums = [Int](repeating: 0, count: count + 1)
+        sums = [Int](filling: 0, count: count + 1)
     }
 
     mutating func add(_ value: Int, at key: Int) {

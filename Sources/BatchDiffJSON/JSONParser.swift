@@ -38,12 +38,12 @@ struct JSONParser: ~Copyable {
     private var sectionStore: (index: Int, start: Int)?
 
     private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
-                 collectionMembers: [Fingerprint] = [], reserve: Bool = true) {
+                 collectionMembers: [Fingerprint] = [], nodeRoom: Int) {
         self.input = input
         self.maxDepth = maxDepth
         self.idKey = idKey
         self.collectionMembers = collectionMembers
-        nodes.reserveCapacity(reserve ? input.count / 16 + 1 : 1024)
+        nodes.reserveCapacity(nodeRoom)
     }
 
     static func parse(
@@ -59,7 +59,8 @@ struct JSONParser: ~Copyable {
             if case .rootMembers(let names) = collections?.placement { members = names.map { Fingerprint.string($0) } }
             var parser = JSONParser(
                 input: input, maxDepth: maxDepth, idKey: collections?.idKey ?? Fingerprint(high: 0, low: 0),
-                collectionMembers: members, reserve: collections == nil
+                // A collection's items leave the tape as they are read: then it stays short.
+                collectionMembers: members, nodeRoom: min(input.count / 16 + 1, collections == nil ? .max : 1024)
             )
             do throws(JSONSyntaxError) {
                 parser.skipWhitespace()
@@ -79,7 +80,7 @@ struct JSONParser: ~Copyable {
     static func decodeString(_ bytes: [UInt8], span: Range<Int>) throws(JSONSyntaxError) -> String {
         let result: Result<String, JSONSyntaxError> = bytes.withUnsafeBufferPointer { all in
             let input = UnsafeBufferPointer(rebasing: all[span])
-            var parser = JSONParser(input: input, maxDepth: 0)
+            var parser = JSONParser(input: input, maxDepth: 0, nodeRoom: 0)
             do throws(JSONSyntaxError) {
                 parser.position = 1
                 let (start, decoded) = try parser.scanString()
@@ -188,12 +189,13 @@ struct JSONParser: ~Copyable {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
                     hasher.combine(nodes[value].fingerprint)
                     if let store {
-                        if rows.count == rows.capacity && rows.count >= 1024 {
+                        if rows.count == rows.capacity && rows.count >= Self.firstRoom {
                             rows.reserveCapacity(room(for: rows.count, startingAt: store.start))
                         }
                         // The item is read, and its values leave the tape.
                         rows.append(nodes.withUnsafeBufferPointer { JSONItem(node: value, of: $0, idKey: idKey) })
-                        nodes.removeLast(nodes.count - value)
+                        // (A scalar left one node: removeLast() is far cheaper than removeLast(_:).)
+                        if nodes.count == value + 1 { nodes.removeLast() } else { nodes.removeLast(nodes.count - value) }
                     }
                 }
                 count += 1
@@ -228,9 +230,17 @@ struct JSONParser: ~Copyable {
 
     /// A new, empty row store for the items of a collection whose text starts at `start`.
     private mutating func newRowStore(startingAt start: Int) -> (index: Int, start: Int) {
-        rowStores.append(JSONItems())
+        // Room for the rows the rest of the input could hold at two bytes a row, up to 1,024
+        // rows (past them, ``room(for:startingAt:)`` estimates): a small list's rows never grow.
+        var rows = JSONItems()
+        rows.reserveCapacity(min(Self.firstRoom, (input.count - start) / 2 + 1))
+        rowStores.append(rows)
         return (rowStores.count - 1, start)
     }
+
+    /// The rows a store has room for from the start; when they are full, it grows at once to
+    /// an estimate of what the input holds (``room(for:startingAt:)``).
+    private static let firstRoom = 1024
 
     /// The room a full store of `count` rows, whose collection starts at `start`, grows to
     /// at once: what the rest of the input could hold at the collection's bytes per row so
