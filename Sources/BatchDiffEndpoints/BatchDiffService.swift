@@ -18,14 +18,23 @@ public final class BatchDiffService: Sendable {
     private let receivedBytes = Counter(label: "batchdiff_received_bytes_total")
     private let sentBytes = Counter(label: "batchdiff_sent_bytes_total")
     private let latency = Metrics.Timer(label: "batchdiff_request_duration_seconds")
+    private let accessLog: AccessLog
+
+    /// Where a finished request's ``AccessLine`` goes, while `logger` logs at `info` or below.
+    public typealias AccessLog = @Sendable (AccessLine) -> Void
 
     /// A service whose feeds live in `store`, that records its metrics through swift-metrics
     /// (bootstrap it with ``prometheusFactory(registry:)`` first) and shows those of
-    /// `metricsRegistry` on `/metrics`.
-    public init(configuration: ServiceConfiguration, store: any FeedStore, logger: Logger, metricsRegistry: PrometheusCollectorRegistry) {
+    /// `metricsRegistry` on `/metrics`. Each finished request's line goes to `accessLog`,
+    /// or without one, to `logger` at `info`, made text on the request's thread.
+    public init(
+        configuration: ServiceConfiguration, store: any FeedStore, logger: Logger, metricsRegistry: PrometheusCollectorRegistry,
+        accessLog: AccessLog? = nil
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.metricsRegistry = metricsRegistry
+        self.accessLog = accessLog ?? { [logger] line in logger.info("\(line.text)") }
         feeds = Feeds(store: store, maxFeedMemory: configuration.maxFeedMemory)
     }
 
@@ -87,37 +96,20 @@ public final class BatchDiffService: Sendable {
     /// Records a finished request: one log line and the metrics (never the body).
     public func observe(_ exchange: HTTPExchange) {
         // Labels come from fixed sets: a client cannot add series or break the page.
-        let method = Self.knownMethods.contains(exchange.method) ? exchange.method : "other"
+        let method = Self.isKnown(method: exchange.method) ? exchange.method : "other"
         requests.count(route: exchange.route ?? Self.routeLabel(of: exchange.path), method: method, status: exchange.status)
-        latency.recordNanoseconds(Int64(exchange.seconds * 1e9))
+        latency.recordNanoseconds(Int64(exchange.nanoseconds))
         receivedBytes.increment(by: exchange.bytesIn)
         sentBytes.increment(by: exchange.bytesOut)
-        // The path is logged escaped: a decoded %0A cannot forge a log line. (Control
-        // characters are ASCII, and no byte of a longer UTF-8 sequence is.)
-        let path = exchange.path.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? exchange.path.debugDescription : exchange.path
-        logger.info(Logger.Message(stringLiteral: Self.accessLine(method: method, path: path, exchange)))
+        if logger.logLevel <= .info { accessLog(AccessLine(method: method, exchange)) }
     }
 
-    /// The log line of a finished request, `GET /healthz 200 120us in=0 out=15`, written
-    /// into one buffer of its size (a request's line is the busiest string the server makes).
-    private static func accessLine(method: String, path: String, _ exchange: HTTPExchange) -> String {
-        var line = String()
-        line.reserveCapacity(method.utf8.count + path.utf8.count + 64)
-        line += method
-        line += " "
-        line += path
-        line += " "
-        line += String(exchange.status)
-        line += " "
-        line += String(Int(exchange.seconds * 1e6))
-        line += "us in="
-        line += String(exchange.bytesIn)
-        line += " out="
-        line += String(exchange.bytesOut)
-        return line
+    private static func isKnown(method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH": true
+        default: false
+        }
     }
-
-    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
 
     /// Answers every parked long poll now, with what there is (at shutdown).
     public func releaseParkedRequests() {

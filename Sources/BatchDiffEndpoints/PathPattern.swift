@@ -8,6 +8,9 @@ struct PathPattern: Sendable {
 
     private let segments: [Segment]
     private let allowsTrailingSlash: Bool
+    /// The paths a pattern without parameters matches, compared whole (a request is matched
+    /// against every route until one fits, and most routes are such paths).
+    private let literalPaths: [String]?
     /// The pattern as written, without `/?`: the route's name in metrics and documents.
     let label: String
 
@@ -17,12 +20,18 @@ struct PathPattern: Sendable {
         segments = label.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter(name: String(segment.dropFirst().dropLast())) : .literal(segment)
         }
+        let hasParameters = segments.contains { if case .parameter = $0 { true } else { false } }
+        literalPaths = hasParameters ? nil : [label] + (allowsTrailingSlash ? [label + "/"] : [])
     }
 
     /// The values of the parameters if `path` matches, in the pattern's order; nil if not.
     /// The path is walked in place, segment by segment: matching allocates nothing but the
-    /// parameters' values (a request is matched against every route until one fits).
+    /// parameters' values.
     func match(_ path: String) -> PathParameters? {
+        if let literalPaths {
+            // Byte for byte, as the walk below compares (String's == is canonical equivalence).
+            return literalPaths.contains { $0.utf8.elementsEqual(path.utf8) } ? PathParameters(values: []) : nil
+        }
         var rest = path.utf8[...]
         guard rest.first == UInt8(ascii: "/") else { return nil }
         rest = rest.dropFirst()

@@ -17,17 +17,16 @@ import Synchronization
 ///   end closed) and tells whoever parked the connection (``ConnectionWatch/watchForHangUp(then:)``).
 final class ConnectionGuard: Sendable {
     private let limit: Int
-    private let headerTimeout: Duration
+    /// Seconds a new connection has for its first request's headers.
+    private let headerTimeout: Int
     private let open = Atomic<Int>(0)
     /// The connections open, for the sweep; changed only when one starts or closes.
     private let watched = Mutex<(watches: [ObjectIdentifier: ConnectionWatch], stopped: Bool)>(([:], false))
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
-    private let clock = ContinuousClock()
-    private let origin = ContinuousClock.now
 
     init(limit: Int, headerTimeout: Int) {
         self.limit = limit
-        self.headerTimeout = .seconds(headerTimeout)
+        self.headerTimeout = headerTimeout
     }
 
     /// Starts sweeping deadlines.
@@ -75,17 +74,16 @@ final class ConnectionGuard: Sendable {
     /// Gives a connection `seconds` from now to send what it must; 0: no deadline. No lock
     /// shared with other connections is taken: this runs several times per request.
     func setDeadline(_ watch: ConnectionWatch, seconds: Int) {
-        watch.deadline.store(seconds == 0 ? 0 : instant(in: .seconds(seconds)), ordering: .relaxed)
+        watch.deadline.store(seconds == 0 ? 0 : instant(in: seconds), ordering: .relaxed)
     }
 
-    /// Nanoseconds from the guard's start to `duration` from now (never 0, which means none).
-    private func instant(in duration: Duration) -> Int64 {
-        let elapsed = origin.duration(to: clock.now) + duration
-        return max(1, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+    /// The monotonic clock's nanoseconds `seconds` from now (never 0, which means none).
+    private func instant(in seconds: Int) -> Int64 {
+        Int64(max(1, MonotonicTime.nanoseconds() + seconds * 1_000_000_000))
     }
 
     private func sweep() {
-        let now = instant(in: .zero)
+        let now = instant(in: 0)
         let hungUp = watched.withLock { state -> [@Sendable () -> Void] in
             var parked: [(watch: ConnectionWatch, socket: pollfd)] = []
             for watch in state.watches.values {
@@ -112,7 +110,7 @@ final class ConnectionGuard: Sendable {
 }
 
 /// One watched connection: its socket, the instant it must have sent what it must (in the
-/// guard's nanoseconds, 0 for none), and what to do if it hangs up while parked.
+/// monotonic clock's nanoseconds, 0 for none), and what to do if it hangs up while parked.
 final class ConnectionWatch: Sendable {
     let socket: Int32
     fileprivate let deadline: Atomic<Int64>

@@ -62,7 +62,8 @@ public struct HTTPExchange: Sendable {
     /// server answered before admitting it.
     public var route: String?
     public var status: Int
-    public var seconds: Double
+    /// From the request's headers in to its answer sent (or its connection gone).
+    public var nanoseconds: Int
     public var bytesIn: Int
     public var bytesOut: Int
 }

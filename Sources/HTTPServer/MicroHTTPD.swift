@@ -184,7 +184,8 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 final class RequestState {
     let method: String
     let path: String
-    let started = ContinuousClock.now
+    /// When its headers were in (``MonotonicTime``).
+    let started = MonotonicTime.nanoseconds()
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
     /// The service's decision from the head, kept until the body is in.

@@ -290,10 +290,9 @@ final class RequestLifecycle: Sendable {
         if state.stream == nil, case .streamed(_, let body)? = state.pending?.answer { body.close() }
         inFlight.subtract(1, ordering: .relaxed)
         memory.release(state.reservedMemory)
-        let elapsed = ContinuousClock.now - state.started
         observer(HTTPExchange(
             method: state.method, path: state.path, route: state.admission?.route, status: state.answered ? state.status : 0,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            nanoseconds: MonotonicTime.nanoseconds() - state.started,
             bytesIn: state.bytesIn, bytesOut: state.bytesOut
         ))
     }

@@ -1,3 +1,4 @@
+import BatchDiffEndpoints
 import Foundation
 import Logging
 import Synchronization
@@ -9,86 +10,148 @@ import Synchronization
 /// other, or for the writer, to log (lines of different threads may come out of order
 /// within those milliseconds). When standard error does not keep up, lines past a bound
 /// are dropped and counted, never held without limit.
+///
+/// Access lines (``Sink/append(access:label:)``) are buffered as their fields and made
+/// text by the writer: a request's thread does not format its own line.
 struct BufferedLogHandler: LogHandler {
     /// The buffers all handlers of the process share, and their writer.
     final class Sink: Sendable {
         /// Bytes all buffers together may hold.
         private static let bound = 8 << 20
+        /// What an access line is counted as against the bound, besides its path.
+        private static let accessLineBytes = 96
         private static let shardCount = 8
         private let shards: [Shard] = (0..<shardCount).map { _ in Shard() }
         private let next = Atomic<Int>(0)
 
-        /// One buffer, with the time (ISO 8601, UTC) formatted for its lines once a second.
+        /// One buffer: lines as text, access lines as fields, each at its place among them.
         private final class Shard: Sendable {
             struct State {
                 var bytes: [UInt8] = []
+                var access: [(offset: Int, second: Int, label: String, line: AccessLine)] = []
+                /// What the buffer holds, counted against the bound.
+                var size = 0
                 var dropped = 0
-                var second = -1
-                var stamp = ""
             }
             let state = Mutex(State())
         }
 
         init() {
             Thread.detachNewThread { [self] in
+                var stamp = Stamp()
                 while true {
                     Thread.sleep(forTimeInterval: 0.02)
-                    flush()
+                    flush(stamping: &stamp)
                 }
             }
         }
 
         /// Buffers the line `<time> <level> <label>: <message><suffix>`.
         func append(level: Logger.Level, label: String, message: String, suffix: String) {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let first = next.add(1, ordering: .relaxed).oldValue
-            let line = (second: now.tv_sec, level: level, label: label, message: message, suffix: suffix)
-            let written = (0..<shards.count).contains { offset in
-                shards[(first + offset) % shards.count].state.withLockIfAvailable { Self.write(line, to: &$0) } != nil
+            var stamp = Stamp()
+            let second = Self.currentSecond()
+            holdingAShard { state in
+                guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
+                let start = state.bytes.count
+                stamp.write(second, into: &state.bytes)
+                Self.writeHead(level: level, label: label, into: &state.bytes)
+                state.bytes.append(contentsOf: message.utf8)
+                state.bytes.append(contentsOf: suffix.utf8)
+                state.bytes.append(UInt8(ascii: "\n"))
+                state.size += state.bytes.count - start
             }
-            if !written { shards[first % shards.count].state.withLock { Self.write(line, to: &$0) } }
             if level >= .warning { flush() }
         }
 
-        /// Appends `line` to a buffer's bytes (unless the buffer is full: then counts it).
-        private static func write(
-            _ line: (second: Int, level: Logger.Level, label: String, message: String, suffix: String), to state: inout Shard.State
-        ) {
-            guard state.bytes.count < bound / shardCount else { return state.dropped += 1 }
-            if state.second != line.second { (state.second, state.stamp) = (line.second, timestamp(line.second)) }
-            state.bytes.append(contentsOf: state.stamp.utf8)
-            state.bytes.append(UInt8(ascii: " "))
-            state.bytes.append(contentsOf: line.level.rawValue.utf8)
-            state.bytes.append(UInt8(ascii: " "))
-            state.bytes.append(contentsOf: line.label.utf8)
-            state.bytes.append(contentsOf: ": ".utf8)
-            state.bytes.append(contentsOf: line.message.utf8)
-            state.bytes.append(contentsOf: line.suffix.utf8)
-            state.bytes.append(UInt8(ascii: "\n"))
+        /// Buffers a request's access line, logged at `info` under `label`; the writer makes
+        /// it text.
+        func append(access line: AccessLine, label: String) {
+            let second = Self.currentSecond()
+            holdingAShard { state in
+                guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
+                state.access.append((state.bytes.count, second, label, line))
+                state.size += Self.accessLineBytes + line.path.utf8.count
+            }
+        }
+
+        /// Runs `body` with the first shard no other thread holds (or, all held, waits for one).
+        private func holdingAShard(_ body: (inout Shard.State) -> Void) {
+            let first = next.add(1, ordering: .relaxed).oldValue
+            let written = (0..<shards.count).contains { offset in
+                shards[(first + offset) % shards.count].state.withLockIfAvailable { body(&$0) } != nil
+            }
+            if !written { shards[first % shards.count].state.withLock { body(&$0) } }
         }
 
         /// Writes what is buffered.
         func flush() {
+            var stamp = Stamp()
+            flush(stamping: &stamp)
+        }
+
+        private func flush(stamping stamp: inout Stamp) {
             for shard in shards {
-                let (bytes, dropped) = shard.state.withLock { state in
-                    defer { (state.bytes, state.dropped) = ([], 0) }
-                    return (state.bytes, state.dropped)
+                let taken = shard.state.withLock { state in
+                    defer { state = Shard.State() }
+                    return state
                 }
                 // A standard error that fails (its reader gone) loses the lines, never the server.
-                if dropped > 0 { try? FileHandle.standardError.write(contentsOf: Data("\(dropped) log lines dropped: standard error did not keep up\n".utf8)) }
-                guard !bytes.isEmpty else { continue }
-                try? FileHandle.standardError.write(contentsOf: Data(bytes))
+                if taken.dropped > 0 {
+                    try? FileHandle.standardError.write(contentsOf: Data("\(taken.dropped) log lines dropped: standard error did not keep up\n".utf8))
+                }
+                guard !taken.bytes.isEmpty || !taken.access.isEmpty else { continue }
+                var text = taken.bytes
+                if !taken.access.isEmpty {
+                    // The access lines made text, each where it was buffered among the others.
+                    text = []
+                    text.reserveCapacity(taken.bytes.count + taken.access.count * Self.accessLineBytes)
+                    var copied = 0
+                    for entry in taken.access {
+                        text.append(contentsOf: taken.bytes[copied..<entry.offset])
+                        copied = entry.offset
+                        stamp.write(entry.second, into: &text)
+                        Self.writeHead(level: .info, label: entry.label, into: &text)
+                        entry.line.write(into: &text)
+                        text.append(UInt8(ascii: "\n"))
+                    }
+                    text.append(contentsOf: taken.bytes[copied...])
+                }
+                try? FileHandle.standardError.write(contentsOf: Data(text))
             }
         }
 
-        /// The time `second` (since 1970) as ISO 8601 in UTC.
-        private static func timestamp(_ second: Int) -> String {
-            var parts = tm()
-            var seconds = second
-            gmtime_r(&seconds, &parts)
-            return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                          parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+        private static func writeHead(level: Logger.Level, label: String, into bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: level.rawValue.utf8)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: label.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+        }
+
+        private static func currentSecond() -> Int {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            return now.tv_sec
+        }
+
+        /// A line's time, ISO 8601 in UTC, formatted once a second.
+        private struct Stamp {
+            private var second = -1
+            private var text: [UInt8] = []
+
+            mutating func write(_ second: Int, into bytes: inout [UInt8]) {
+                if second != self.second { (self.second, text) = (second, Array(Self.timestamp(second).utf8)) }
+                bytes.append(contentsOf: text)
+            }
+
+            /// The time `second` (since 1970) as ISO 8601 in UTC.
+            private static func timestamp(_ second: Int) -> String {
+                var parts = tm()
+                var seconds = second
+                gmtime_r(&seconds, &parts)
+                return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                              parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+            }
         }
     }
 

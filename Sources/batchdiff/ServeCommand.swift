@@ -125,7 +125,10 @@ struct ServeCommand: AsyncParsableCommand {
             guard case .internalFailure(let reason) = error else { throw CommandFailure("--store: \(error)") }
             throw CommandFailure("--store: \(reason)")
         }
-        let batchDiff = BatchDiffService(configuration: service, store: feedStore, logger: logger, metricsRegistry: metricsRegistry)
+        let batchDiff = BatchDiffService(
+            configuration: service, store: feedStore, logger: logger, metricsRegistry: metricsRegistry,
+            accessLog: { [label = logger.label] line in BufferedLogHandler.sink.append(access: line, label: label) }
+        )
 
         var http = HTTPServerConfiguration()
         http.host = address.host

@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+
+/// The access log: a line per finished request at `info`, buffered as its fields and made
+/// text by the log writer's thread, in order among the server's other lines.
+final class AccessLogTests: ServerTestCase {
+    /// The lines of the server's log once it stopped (the writer flushes at exit).
+    private func loggedLines(of server: ServerProcess) -> [Substring] {
+        _ = server.terminate()
+        return server.log.split(separator: "\n")
+    }
+
+    func testEachRequestLogsOneLineWithItsFields() throws {
+        let server = try startServer(["--log-level", "info"])
+        let client = server.client
+        XCTAssertEqual(try client.get("/healthz").status, 200)
+        XCTAssertEqual(try client.post("/diff", #"{"old": ["a"], "new": ["b", "a"]}"#, headers: ["Content-Type": "application/json"]).status, 200)
+        XCTAssertEqual(try client.get("/nowhere").status, 404)
+        let lines = loggedLines(of: server)
+        let access = lines.filter { $0.contains(" info batchdiff: ") }
+        XCTAssertEqual(access.count, 3, "\(lines)")
+        let shape = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ info batchdiff: (GET|POST) (\/\S*) (\d{3}) \d+us in=(\d+) out=(\d+)$/
+        let fields = access.compactMap { line in line.wholeMatch(of: shape).map { ($0.1, $0.2, $0.3, $0.4) } }
+        XCTAssertEqual(fields.count, 3, "every access line has its time, level, label and fields: \(access)")
+        XCTAssertEqual(fields.map { "\($0.0) \($0.1) \($0.2)" }, ["GET /healthz 200", "POST /diff 200", "GET /nowhere 404"], "in the order served")
+        XCTAssertEqual(fields.map(\.3), ["0", "33", "0"], "the bytes read")
+        // The notice lines come before and after, where they were logged.
+        let listening = try XCTUnwrap(lines.firstIndex { $0.contains("notice batchdiff: listening") })
+        let stopping = try XCTUnwrap(lines.firstIndex { $0.contains("shutting down") })
+        let first = try XCTUnwrap(lines.firstIndex { $0.contains(" info batchdiff: ") })
+        XCTAssertLessThan(listening, first)
+        XCTAssertLessThan(try XCTUnwrap(lines.lastIndex { $0.contains(" info batchdiff: ") }), stopping)
+    }
+
+    /// A decoded control character in a path is logged escaped: a client cannot forge a line.
+    func testAPathCannotForgeALine() throws {
+        let server = try startServer(["--log-level", "info"])
+        XCTAssertEqual(try server.client.get("/x%0A2026-01-01T00:00:00Z%20info%20batchdiff:%20GET%20/forged").status, 404)
+        let lines = loggedLines(of: server)
+        XCTAssertFalse(lines.contains { $0.hasPrefix("2026-01-01") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains(#"GET "/x\n2026-01-01T00:00:00Z info batchdiff: GET /forged" 404"#) }, "\(lines)")
+    }
+
+    func testNoAccessLinesAboveInfo() throws {
+        let server = try startServer(["--log-level", "notice"])
+        XCTAssertEqual(try server.client.get("/healthz").status, 200)
+        let lines = loggedLines(of: server)
+        XCTAssertTrue(lines.contains { $0.contains("notice batchdiff: listening") }, "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("/healthz") }, "\(lines)")
+    }
+}
