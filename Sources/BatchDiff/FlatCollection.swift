@@ -20,11 +20,12 @@ public struct FlatCollection<Header, Items: DiffableElements> {
         shape = CollectionShape(rowCounts: rowCounts)
     }
 
+    /// Sections as they are: their rows are read where they lie (``SectionRows``).
     @inlinable
-    init<Item: Diffable>(sections: [Section<Header, Item>]) where Items == [Item] {
+    init<Item: Diffable>(sections: [Section<Header, Item>]) where Items == SectionRows<Header, Item> {
         headers = sections.map(\.header)
-        items = sections.count == 1 ? sections[0].items : sections.flatMap(\.items)
         shape = CollectionShape(rowCounts: sections.lazy.map(\.items.count))
+        items = SectionRows(sections: sections, shape: shape)
     }
 
     /// A list, as a collection of one section.
