@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Load test: batchdiff vs. a plain-libmicrohttpd floor (bench/floor.c), loopback only.
 #
-# For each endpoint (GET /healthz, POST /diff small) runs the floor, then batchdiff at its
-# default log level (never both at once: the box has 2 cores), each under
+# For each endpoint (GET /healthz, POST /diff small) starts the floor and batchdiff at its
+# default log level side by side, and loads one at a time (never both at once: the box has
+# 2 cores; the other waits idle), alternating round by round so that the machine's drift
+# falls on both alike, each round under
 #   wrk -t$LOADTEST_THREADS -c$LOADTEST_CONNS -d${LOADTEST_SECONDS}s --latency
-# the best of $LOADTEST_ROUNDS rounds per server, and prints req/s, p99 and the
+# then takes the best of $LOADTEST_ROUNDS rounds per server, and prints req/s, p99 and the
 # batchdiff/floor ratio against the targets (issue 12); all of it $LOADTEST_RUNS times,
 # then each ratio's median and spread over the runs.
 #
@@ -84,16 +86,19 @@ with open(sys.argv[2], "w") as f:
 PY
 
 # --- server lifecycle ---------------------------------------------------------
-SERVER_PID= CHILD_PID=
+declare -A SERVER_PID=() PORT_OF=()
+CHILD_PID=
 cleanup() {
   if [[ -n $CHILD_PID ]]; then kill -TERM "$CHILD_PID" 2>/dev/null || true; wait "$CHILD_PID" 2>/dev/null || true; CHILD_PID=; fi
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  SERVER_PID=
+  local pid
+  for pid in "${SERVER_PID[@]}"; do
+    kill -0 "$pid" 2>/dev/null || continue
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  SERVER_PID=()
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
@@ -112,19 +117,21 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# start_server NAME -> sets SERVER_PID, PORT; waits for GET /healthz == 200
+# start_server NAME -> sets SERVER_PID[NAME], PORT_OF[NAME]; waits for GET /healthz == 200
 start_server() {
-  local name=$1 bin args log
+  local name=$1 bin args log pid PORT
   PORT=$(free_port)
+  PORT_OF[$name]=$PORT
   if [[ $name == floor ]]; then bin=$FLOOR_BIN; args='{PORT}'
   else bin=$BATCHDIFF_BIN; args=$BATCHDIFF_ARGS; fi
   args=${args//\{PORT\}/$PORT}
   log=$OUT/$name.log
   # shellcheck disable=SC2086  # args is a word list by design
   "$bin" $args >>"$log" 2>&1 &
-  SERVER_PID=$!
+  pid=$!
+  SERVER_PID[$name]=$pid
   for _ in $(seq 150); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    if ! kill -0 "$pid" 2>/dev/null; then
       cat "$log" >&2; die "$name exited during start-up ($bin $args)"
     fi
     if [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://$HOST:$PORT/healthz" || true) == 200 ]]; then
@@ -137,7 +144,7 @@ start_server() {
 
 # sanity-check that the endpoint answers 200 before hammering it (a fast 4xx is not a result)
 check_endpoint() {
-  local name=$1 ep=$2 code
+  local name=$1 ep=$2 code PORT=${PORT_OF[$1]}
   if [[ $ep == diff ]]; then
     code=$(curl -s -o "$OUT/$name-diff-response.json" -w '%{http_code}' --max-time 5 \
       -H 'Content-Type: application/json' --data-binary "@$BODY" "http://$HOST:$PORT/diff")
@@ -149,7 +156,7 @@ check_endpoint() {
 
 # warm_up NAME EP: one unmeasured wrk run
 warm_up() {
-  local name=$1 ep=$2 url
+  local name=$1 ep=$2 url PORT=${PORT_OF[$1]}
   local -a extra=()
   if [[ $ep == diff ]]; then url=http://$HOST:$PORT/diff; extra=(-s "$LUA")
   else url=http://$HOST:$PORT/healthz; fi
@@ -161,7 +168,7 @@ warm_up() {
 
 # run_wrk NAME EP FILE -> sets RPS P99_MS ERRS; raw output in FILE
 run_wrk() {
-  local name=$1 ep=$2 file=$3 url
+  local name=$1 ep=$2 file=$3 url PORT=${PORT_OF[$1]}
   local -a extra=()
   if [[ $ep == diff ]]; then url=http://$HOST:$PORT/diff; extra=(-s "$LUA")
   else url=http://$HOST:$PORT/healthz; fi
@@ -191,20 +198,22 @@ MACHINE=()
 ERRORS=0
 for run in $(seq "$RUNS"); do
   for ep in "${ENDPOINTS[@]}"; do
-    declare -A BEST=()
-    for name in floor batchdiff; do        # alternate, never concurrently
+    declare -A BEST=([floor,rps]=0 [floor,p99]=0 [batchdiff,rps]=0 [batchdiff,p99]=0)
+    for name in floor batchdiff; do
       start_server "$name"
       check_endpoint "$name" "$ep"
-      warm_up "$name" "$ep"
-      best=0 best_p99=0
-      for round in $(seq "$ROUNDS"); do
+    done
+    for name in floor batchdiff; do warm_up "$name" "$ep"; done
+    for round in $(seq "$ROUNDS"); do
+      for name in floor batchdiff; do      # alternate, never concurrently
         run_wrk "$name" "$ep" "$OUT/$name-$ep-run$run-round$round.txt"
         (( ERRS == 0 )) || ERRORS=$((ERRORS + ERRS))
-        if awk -v a="$RPS" -v b="$best" 'BEGIN { exit !(a > b) }'; then best=$RPS best_p99=$P99_MS; fi
+        if awk -v a="$RPS" -v b="${BEST[$name,rps]}" 'BEGIN { exit !(a > b) }'; then BEST[$name,rps]=$RPS BEST[$name,p99]=$P99_MS; fi
       done
-      cleanup
-      BEST[$name,rps]=$best BEST[$name,p99]=$best_p99
-      printf 'loadtest: run %d  %-9s %-17s %12s req/s  p99 %9s ms\n' "$run" "$name" "${LABEL[$ep]}" "$best" "$best_p99"
+    done
+    cleanup
+    for name in floor batchdiff; do
+      printf 'loadtest: run %d  %-9s %-17s %12s req/s  p99 %9s ms\n' "$run" "$name" "${LABEL[$ep]}" "${BEST[$name,rps]}" "${BEST[$name,p99]}"
     done
     ratio=$(awk -v b="${BEST[batchdiff,rps]}" -v f="${BEST[floor,rps]}" 'BEGIN { printf "%.1f", (f > 0 ? 100 * b / f : 0) }')
     printf 'loadtest: run %d  %-17s batchdiff/floor %s%% (target >= %s%%)\n' "$run" "${LABEL[$ep]}" "$ratio" "${TARGET[$ep]}"
