@@ -28,6 +28,15 @@ final class ApplyTests: XCTestCase {
                        "a row operation inside a deleted section")
         assertRejected(batch(rows: RowChanges(reloaded: paths([(0, 0)])), newCounts: [3, 2]),
                        values: BatchValues(reloadedRows: [Row(id: 99)]), "a reload that changes the row's identity")
+        // A reload names a row that stays where it is.
+        for (reloaded, message) in [((0, 3), "past the end of its section"), ((0, -1), "before the start of its section"), ((5, 0), "in no section")] {
+            assertRejected(batch(rows: RowChanges(reloaded: paths([reloaded])), newCounts: [3, 2]),
+                           values: BatchValues(reloadedRows: [Row(id: 1)]), "a reload \(message)")
+        }
+        assertRejected(batch(rows: RowChanges(deleted: paths([(0, 0)]), reloaded: paths([(0, 0)])), newCounts: [2, 2]),
+                       values: BatchValues(reloadedRows: [Row(id: 1)]), "a reload of a deleted row")
+        assertRejected(batch(rows: RowChanges(reloaded: paths([(0, 0)]), moved: [Move(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))]),
+                             newCounts: [2, 3]), values: BatchValues(reloadedRows: [Row(id: 1)]), "a reload of a moved row")
     }
 
     func testAValidBatchApplies() throws {
