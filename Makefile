@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check playground-screenshot bench bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -65,6 +65,12 @@ BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.t
 bench: release
 	$(BENCH_ENV) .build/release/BatchDiffBenchmark
 	$(BENCH_ENV) .build/release/BatchDiffBenchmark e2e .build/release/batchdiff
+	scripts/bench-feed.py .build/release/batchdiff
+
+# A feed's PUT and its first uncached changes, each against POST /diff of the same pair
+# (100,000 objects; five runs, a fresh feed each). Also the last part of `make bench`.
+bench-feed: release
+	scripts/bench-feed.py .build/release/batchdiff
 
 # 10,000 long polls, then 10,000 event streams, parked on one feed and woken by one PUT
 # (three runs); /healthz meanwhile.

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""A feed's writes and reads against POST /diff of the same pair (`make bench-feed`, part
+of `make bench`; release build).
+
+One server (memory store); each run a fresh feed of ITEMS objects `{id, title, price}`,
+deleted at the end of its run:
+  PUT v1; then, timed, POST /diff of v1 and v2 (one object in ten changed, 20 moved) and
+  the PUT of v2 (which stores it and prepares the answer for clients one version behind);
+  PUT v3 (ten percent more changed); then, timed, POST /diff of v1 and v3 and the first
+  `changes?since=` v1 (two versions behind: nothing prepared, so read, diffed and written).
+Prints each run's times and ratios, then each ratio's median and spread over RUNS runs.
+Goals (issue 12): keep each at most 1.2.
+"""
+import http.client, json, os, random, re, signal, statistics, subprocess, sys, time
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
+ITEMS = int(os.environ.get("BENCH_ITEMS", "100000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+GOAL = 1.2
+
+
+def request(conn, method, path, body=None):
+    """The answer's bytes and the seconds from sending the request to the answer read."""
+    start = time.perf_counter()
+    conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body is not None else {})
+    response = conn.getresponse()
+    data = response.read()
+    seconds = time.perf_counter() - start
+    if response.status not in (200, 204):
+        sys.exit(f"bench-feed: {method} {path}: {response.status} {data[:300]!r}")
+    return data, seconds
+
+
+def versions(seed):
+    """Three versions of the feed, as JSON text: each next one has one object in ten changed and 20 moved."""
+    rng = random.Random(seed)
+    items = [{"id": f"item-{i}", "title": f"Item number {i}", "price": i % 1000} for i in range(ITEMS)]
+    texts = [json.dumps(items, separators=(",", ":"))]
+    for version in range(2):
+        for index in rng.sample(range(ITEMS), ITEMS // 10):
+            items[index] = dict(items[index], title=f"{items[index]['title']} (v{version + 2})")
+        for _ in range(20):
+            items.insert(rng.randrange(ITEMS), items.pop(rng.randrange(ITEMS)))
+        texts.append(json.dumps(items, separators=(",", ":")))
+    return [text.encode() for text in texts]
+
+
+def diff_body(old, new):
+    return b'{"old":' + old + b',"new":' + new + b"}"
+
+
+def main():
+    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
+                              stdout=subprocess.PIPE, text=True)
+    put_ratios, changes_ratios = [], []
+    try:
+        port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        print(f"bench-feed: {ITEMS} objects a version, one in ten changed and 20 moved each, {RUNS} runs", flush=True)
+        for run in range(RUNS):
+            v1, v2, v3 = versions(run)
+            feed = f"/feeds/bench{run}"
+            first = json.loads(request(conn, "PUT", feed, v1)[0])["version"]
+            _, post12 = request(conn, "POST", "/diff", diff_body(v1, v2))
+            _, put = request(conn, "PUT", feed, v2)
+            request(conn, "PUT", feed, v3)
+            _, post13 = request(conn, "POST", "/diff", diff_body(v1, v3))
+            _, changes = request(conn, "GET", f"{feed}/changes?since={first}")
+            request(conn, "DELETE", feed)  # each run on a server that holds no other feed
+            put_ratios.append(put / post12)
+            changes_ratios.append(changes / post13)
+            print(f"run {run + 1}: PUT of v2 {put * 1000:.1f} ms, POST /diff v1 to v2 {post12 * 1000:.1f} ms: ratio {put / post12:.2f}; "
+                  f"first changes?since=v1 (after v3) {changes * 1000:.1f} ms, POST /diff v1 to v3 {post13 * 1000:.1f} ms: "
+                  f"ratio {changes / post13:.2f}", flush=True)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    spread = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f} to {max(values):.2f})"
+    print(f"feed PUT / POST /diff of the same pair: {spread(put_ratios)} over {RUNS} runs; goal at most {GOAL}")
+    print(f"first uncached changes / POST /diff of the same pair: {spread(changes_ratios)} over {RUNS} runs; goal at most {GOAL}")
+
+
+if __name__ == "__main__":
+    main()
