@@ -62,9 +62,10 @@ package-check: deps
 # allocator settings from the environment.
 BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=536870912
 
+# The differ and the whole POST /diff, three runs and each figure's median and spread
+# (scripts/bench-runs.py), then a feed's PUT and changes against POST /diff (bench-feed).
 bench: release
-	$(BENCH_ENV) .build/release/BatchDiffBenchmark
-	$(BENCH_ENV) .build/release/BatchDiffBenchmark e2e .build/release/batchdiff
+	$(BENCH_ENV) scripts/bench-runs.py .build/release/BatchDiffBenchmark .build/release/batchdiff
 	scripts/bench-feed.py .build/release/batchdiff
 
 # A feed's PUT and its first uncached changes, each against POST /diff of the same pair
