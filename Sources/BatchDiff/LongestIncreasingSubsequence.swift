@@ -7,22 +7,26 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
     tails.reserveCapacity(values.count)
     var predecessor = [Int](filling: -1, count: values.count)
-    for (index, value) in values.enumerated() {
-        var low = 0
-        var high = tails.count
-        if let last = tails.last, values[last] < value { low = high }  // the common case: extends the longest run
-        while low < high {
-            let middle = (low + high) / 2
-            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+    predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check an element)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            if let last = tails.last, values[last] < value { low = high }  // the common case: extends the longest run
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { predecessor[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
         }
-        if low > 0 { predecessor[index] = tails[low - 1] }
-        if low == tails.count { tails.append(index) } else { tails[low] = index }
     }
     var marked = [Bool](filling: false, count: values.count)
-    var cursor = tails.last ?? -1
-    while cursor >= 0 {
-        marked[cursor] = true
-        cursor = predecessor[cursor]
+    marked.withUnsafeMutableBufferPointer { marked in
+        var cursor = tails.last ?? -1
+        while cursor >= 0 {
+            marked[cursor] = true
+            cursor = predecessor[cursor]
+        }
     }
     return marked
 }

@@ -25,9 +25,11 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
             rows.pair(old: old.items, old.shape.rows(of: oldSection), new: new.items, new.shape.rows(of: newSection))
         }
         var rowUnchanged = [Bool](filling: false, count: old.items.count)
-        for oldIndex in 0..<old.items.count {
-            guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
-            rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))
+        rowUnchanged.withUnsafeMutableBufferPointer { rowUnchanged in  // (no uniqueness check a row)
+            for oldIndex in 0..<old.items.count {
+                guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
+                rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))
+            }
         }
         let headerUnchanged = old.headers.indices.map { oldSection in
             sections.partner(ofOld: oldSection).map { old.headers[oldSection].isContentEqual(to: new.headers[$0]) } ?? false
