@@ -21,7 +21,10 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The value of the header `name` (any case).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? {
+        // Names are mostly asked for in lowercase already, several times a request.
+        headers[name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name.lowercased() : name]
+    }
 
     /// The path of a request target: an absolute-form target (RFC 9112 section 3.2.2,
     /// `http://host/path`) loses its scheme and authority; any other is the path already.
