@@ -8,7 +8,8 @@ deleted at the end of its run:
   the PUT of v2 (which stores it and prepares the answer for clients one version behind);
   PUT v3 (ten percent more changed); then, timed, POST /diff of v1 and v3 and the first
   `changes?since=` v1 (two versions behind: nothing prepared, so read, diffed and written).
-Prints each run's times and ratios, then each ratio's median and spread over RUNS runs.
+Prints each run's times and ratios, then each ratio's median and spread over RUNS runs
+(after one run that warms the server up).
 Goals (issue 12): keep each at most 1.2.
 """
 import http.client, json, os, random, re, signal, statistics, subprocess, sys, time
@@ -57,9 +58,9 @@ def main():
         port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         print(f"bench-feed: {ITEMS} objects a version, one in ten changed and 20 moved each, {RUNS} runs", flush=True)
-        for run in range(RUNS):
+        for run in range(-1, RUNS):  # run -1 warms the server up, and counts for nothing
             v1, v2, v3 = versions(run)
-            feed = f"/feeds/bench{run}"
+            feed = f"/feeds/bench{run + 1}"
             first = json.loads(request(conn, "PUT", feed, v1)[0])["version"]
             _, post12 = request(conn, "POST", "/diff", diff_body(v1, v2))
             _, put = request(conn, "PUT", feed, v2)
@@ -67,6 +68,8 @@ def main():
             _, post13 = request(conn, "POST", "/diff", diff_body(v1, v3))
             _, changes = request(conn, "GET", f"{feed}/changes?since={first}")
             request(conn, "DELETE", feed)  # each run on a server that holds no other feed
+            if run < 0:
+                continue
             put_ratios.append(put / post12)
             changes_ratios.append(changes / post13)
             print(f"run {run + 1}: PUT of v2 {put * 1000:.1f} ms, POST /diff v1 to v2 {post12 * 1000:.1f} ms: ratio {put / post12:.2f}; "
