@@ -100,6 +100,8 @@ bench-dk: deps
 	mkdir -p .build/bench-dk
 	ln -sfn "$$(realpath "$(DK)")" .build/bench-dk/DifferenceKit
 	ln -sfn "$$(pwd)" .build/bench-dk/BatchDiff
+	@# SwiftPM keeps the plan of a path dependency's sources: files added since would be missing.
+	rm -f .build/bench-dk/build/release.yaml
 	swift build -c release --package-path bench/dk --scratch-path .build/bench-dk/build
 	$(BENCH_ENV) .build/bench-dk/build/release/bench-dk
 
