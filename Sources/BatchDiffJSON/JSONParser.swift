@@ -148,7 +148,7 @@ struct JSONParser: ~Copyable {
     private mutating func parseContainer(object: Bool, depth: Int, role: Role) throws(JSONSyntaxError) -> Int {
         guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
         let readsItems = !object && (role == .collection || role == .items)
-        var claimedMember = false
+        var claimedMembers: UInt64 = 0
         let start = position
         let enclosingSections = sectionStore
         if !object && role == .sections { sectionStore = newRowStore(startingAt: start) }
@@ -183,7 +183,7 @@ struct JSONParser: ~Copyable {
                     }
                     position += 1
                     skipWhitespace()
-                    let value = try parseValue(depth: depth, role: memberRole(of: nodes[key].fingerprint, in: role, claimed: &claimedMember))
+                    let value = try parseValue(depth: depth, role: memberRole(of: nodes[key].fingerprint, in: role, claimed: &claimedMembers))
                     memberSum = memberSum &+ .member(key: nodes[key].fingerprint, value: nodes[value].fingerprint)
                 } else {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
@@ -255,16 +255,21 @@ struct JSONParser: ~Copyable {
 
     /// The role of an object's member named by `key` in an object of role `role`: the first
     /// `sections` of a collection and the first `items` of a section are read as such (as
-    /// ``JSONValue/collection(idKey:path:)`` reads them), the collections of the envelope too.
-    private func memberRole(of key: Fingerprint, in role: Role, claimed: inout Bool) -> Role {
+    /// ``JSONValue/collection(idKey:path:)`` reads them), and the first of each of the
+    /// envelope's collections. Later members of the same name are plain values: each
+    /// collection read as such has room made for its rows, which repeats of one name must
+    /// not multiply. `claimed` marks the names taken in the object, a bit each.
+    private func memberRole(of key: Fingerprint, in role: Role, claimed: inout UInt64) -> Role {
         switch role {
         case .envelope:
-            return collectionMembers.contains(key) ? .collection : .plain
-        case .collection where !claimed && key == Self.sectionsKey:
-            claimed = true
+            guard let index = collectionMembers.firstIndex(of: key), index < UInt64.bitWidth, claimed & (1 << index) == 0 else { return .plain }
+            claimed |= 1 << index
+            return .collection
+        case .collection where claimed == 0 && key == Self.sectionsKey:
+            claimed = 1
             return .sections
-        case .section where !claimed && key == Self.itemsKey:
-            claimed = true
+        case .section where claimed == 0 && key == Self.itemsKey:
+            claimed = 1
             return .items
         default:
             return .plain
