@@ -31,6 +31,11 @@ struct Placement {
     }
 
     init(_ batch: SectionedBatch) throws {
+        // Counts come with the batch (a damaged answer's too): room is made by them only
+        // once they balance with the changes (``fill``), and never for a negative one.
+        if let count = (batch.oldCounts + batch.newCounts).first(where: { $0 < 0 }) {
+            throw BatchError("counts: \(count) rows in a section")
+        }
         let changes = batch.sections
         // Negative move sources are the rows' stand-ins below; a section's is simply wrong.
         if let move = changes.moved.first(where: { $0.from < 0 }) {
@@ -89,16 +94,21 @@ struct Placement {
                 }
             }
         }
-        var landings = batch.oldCounts.map { [Landing](filling: Landing(), count: $0) }
+        // Room by the old counts of the sections that are kept: the fill above checked each
+        // against its new count and changes. A deleted section's rows are never looked up.
+        let keptCounts = batch.oldCounts.indices.map { deletedSections[$0] ? 0 : batch.oldCounts[$0] }
+        var landings = keptCounts.map { [Landing](filling: Landing(), count: $0) }
         for (newSection, origins) in rows.enumerated() {
             for (row, origin) in (origins ?? []).enumerated() {
                 if case .old(let path) = origin { landings[path.section][path.row] = Landing(section: Int32(newSection), row: Int32(row)) }
             }
         }
-        var isLeaving = batch.oldCounts.map { [Bool](filling: false, count: $0) }
+        var isLeaving = keptCounts.map { [Bool](filling: false, count: $0) }
         for path in leaving { isLeaving[path.section][path.row] = true }  // in range: checked by the fill above
-        for path in rowChanges.reloaded
-        where !landings[path.section].indices.contains(path.row) || landings[path.section][path.row].section < 0 || isLeaving[path.section][path.row] {
+        func staysInPlace(_ path: RowPath) -> Bool {
+            landings[path.section].indices.contains(path.row) && landings[path.section][path.row].section >= 0 && !isLeaving[path.section][path.row]
+        }
+        if let path = rowChanges.reloaded.first(where: { !staysInPlace($0) }) {
             throw BatchError("rows.reloaded: \(path) is not a row that stays (outside its section, deleted or moved)")
         }
         self.landings = landings
@@ -110,6 +120,12 @@ struct Placement {
     private static func fill(
         oldCount: Int, newCount: Int, removed: [Int], inserted: [Int], moved: [Move<Int>], what: String
     ) throws -> [Origin<Int>] {
+        // Checked before room is made by either count: the old elements kept, the inserted and
+        // the moved-in ones must make the new count.
+        // (Subtracted, not added: a damaged count near Int.max must not overflow.)
+        guard newCount - inserted.count - moved.count <= oldCount, oldCount - removed.count - moved.count <= newCount else {
+            throw BatchError("\(what): counts do not balance (\(oldCount) before, \(newCount) after)")
+        }
         var origins = [Origin<Int>?](filling: nil, count: newCount)
         func pin(_ origin: Origin<Int>, at index: Int) throws {
             guard index >= 0 && index < newCount else {

@@ -39,6 +39,14 @@ final class ApplyTests: XCTestCase {
                              newCounts: [2, 3]), values: BatchValues(reloadedRows: [Row(id: 1)]), "a reload of a moved row")
     }
 
+    /// Counts come with a batch, a damaged answer's too: a negative one, or one far past what
+    /// the changes can balance, is an error before any room is made by it (both trapped).
+    func testDamagedCountsAreRejectedBeforeRoomIsMadeByThem() {
+        assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [-1, 2]), "a negative count")
+        assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [Int.max, 2]), "a count past any balance")
+        assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [3, Int.max - 1]), "another, near overflow")
+    }
+
     func testAValidBatchApplies() throws {
         let batch = batch(rows: RowChanges(deleted: paths([(0, 0)]), inserted: paths([(1, 1)]), moved: [Move(from: RowPath(section: 1, row: 0), to: RowPath(section: 0, row: 2))]),
                           newCounts: [3, 2])
@@ -57,6 +65,16 @@ final class BatchValuesTests: XCTestCase {
         XCTAssertThrowsError(try result.values(from: sections([(1, [2])])), "a collection of other counts")
         let negative = SectionedBatch(sections: SectionChanges(moved: [Move(from: -1, to: 0)]), rows: RowChanges(), oldCounts: [2], newCounts: [2])
         XCTAssertThrowsError(try negative.apply(to: old, values: BatchValues()), "a section moved from -1")
+    }
+
+    /// A deleted section's old count is never room made: values taken for a batch whose
+    /// deleted section claims Int.max rows (the old counts are not the collection's here).
+    func testADeletedSectionsCountMakesNoRoom() throws {
+        let new = sections([(9, [1, 2])])
+        let damaged = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [Int.max], newCounts: [2])
+        XCTAssertEqual(try damaged.values(from: new).insertedSections, new)
+        let negative = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [-5], newCounts: [2])
+        XCTAssertThrowsError(try negative.values(from: new))
     }
 
     /// A batch naming sections the new collection does not have (a client decoding a
