@@ -8,9 +8,13 @@ public struct AccessLine: Sendable {
     public let method: String
     /// The path, escaped when it holds a control character: a decoded %0A cannot forge a line.
     public let path: String
+    /// The answer's status; 0 when none was sent.
     public let status: Int
+    /// From the request's headers in to its answer sent.
     public let microseconds: Int
+    /// Body bytes read.
     public let bytesIn: Int
+    /// Body bytes sent.
     public let bytesOut: Int
 
     init(method: String, _ exchange: HTTPExchange) {

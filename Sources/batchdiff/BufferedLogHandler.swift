@@ -23,6 +23,10 @@ struct BufferedLogHandler: LogHandler {
         private static let shardCount = 8
         private let shards: [Shard] = (0..<shardCount).map { _ in Shard() }
         private let next = Atomic<Int>(0)
+        /// Held by the flush writing (the writer's, or one at exit): one taking the buffers
+        /// while another still writes what it took would return, and the process exit,
+        /// before those lines are out. The time of the writer's last line is kept here.
+        private let writing = Mutex(Stamp())
 
         /// One buffer: lines as text, access lines as fields, each at its place among them.
         private final class Shard: Sendable {
@@ -32,28 +36,28 @@ struct BufferedLogHandler: LogHandler {
                 /// What the buffer holds, counted against the bound.
                 var size = 0
                 var dropped = 0
+                /// The time of the buffer's last text line.
+                var stamp = Stamp()
             }
             let state = Mutex(State())
         }
 
         init() {
             Thread.detachNewThread { [self] in
-                var stamp = Stamp()
                 while true {
                     Thread.sleep(forTimeInterval: 0.02)
-                    flush(stamping: &stamp)
+                    flush()
                 }
             }
         }
 
         /// Buffers the line `<time> <level> <label>: <message><suffix>`.
         func append(level: Logger.Level, label: String, message: String, suffix: String) {
-            var stamp = Stamp()
             let second = Self.currentSecond()
             holdingAShard { state in
                 guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
                 let start = state.bytes.count
-                stamp.write(second, into: &state.bytes)
+                state.stamp.write(second, into: &state.bytes)
                 Self.writeHead(level: level, label: label, into: &state.bytes)
                 state.bytes.append(contentsOf: message.utf8)
                 state.bytes.append(contentsOf: suffix.utf8)
@@ -83,16 +87,15 @@ struct BufferedLogHandler: LogHandler {
             if !written { shards[first % shards.count].state.withLock { body(&$0) } }
         }
 
-        /// Writes what is buffered.
+        /// Writes what is buffered; when it returns, every line buffered before it is out.
         func flush() {
-            var stamp = Stamp()
-            flush(stamping: &stamp)
+            writing.withLock { flush(stamping: &$0) }
         }
 
         private func flush(stamping stamp: inout Stamp) {
             for shard in shards {
                 let taken = shard.state.withLock { state in
-                    defer { state = Shard.State() }
+                    defer { (state.bytes, state.access, state.size, state.dropped) = ([], [], 0, 0) }
                     return state
                 }
                 // A standard error that fails (its reader gone) loses the lines, never the server.

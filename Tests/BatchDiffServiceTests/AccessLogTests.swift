@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 /// The access log: a line per finished request at `info`, buffered as its fields and made
-/// text by the log writer's thread, in order among the server's other lines.
+/// text by the log writer's thread (lines of requests served on different threads may come
+/// out of order within the writer's 20 ms), all out by the time the server exits.
 final class AccessLogTests: ServerTestCase {
     /// The lines of the server's log once it stopped (the writer flushes at exit).
     private func loggedLines(of server: ServerProcess) -> [Substring] {
@@ -20,16 +21,10 @@ final class AccessLogTests: ServerTestCase {
         let access = lines.filter { $0.contains(" info batchdiff: ") }
         XCTAssertEqual(access.count, 3, "\(lines)")
         let shape = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ info batchdiff: (GET|POST) (\/\S*) (\d{3}) \d+us in=(\d+) out=(\d+)$/
-        let fields = access.compactMap { line in line.wholeMatch(of: shape).map { ($0.1, $0.2, $0.3, $0.4) } }
+        let fields = access.compactMap { line in line.wholeMatch(of: shape).map { "\($0.1) \($0.2) \($0.3) in=\($0.4)" } }
         XCTAssertEqual(fields.count, 3, "every access line has its time, level, label and fields: \(access)")
-        XCTAssertEqual(fields.map { "\($0.0) \($0.1) \($0.2)" }, ["GET /healthz 200", "POST /diff 200", "GET /nowhere 404"], "in the order served")
-        XCTAssertEqual(fields.map(\.3), ["0", "33", "0"], "the bytes read")
-        // The notice lines come before and after, where they were logged.
-        let listening = try XCTUnwrap(lines.firstIndex { $0.contains("notice batchdiff: listening") })
-        let stopping = try XCTUnwrap(lines.firstIndex { $0.contains("shutting down") })
-        let first = try XCTUnwrap(lines.firstIndex { $0.contains(" info batchdiff: ") })
-        XCTAssertLessThan(listening, first)
-        XCTAssertLessThan(try XCTUnwrap(lines.lastIndex { $0.contains(" info batchdiff: ") }), stopping)
+        XCTAssertEqual(fields.sorted(), ["GET /healthz 200 in=0", "GET /nowhere 404 in=0", "POST /diff 200 in=33"])
+        XCTAssertTrue(lines.contains { $0.contains("notice batchdiff: stopped") }, "the lines logged at exit are out too: \(lines)")
     }
 
     /// A decoded control character in a path is logged escaped: a client cannot forge a line.
