@@ -55,7 +55,10 @@ def main():
                               stdout=subprocess.PIPE, text=True)
     put_ratios, changes_ratios = [], []
     try:
-        port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
+        listening = re.search(r":(\d+)$", server.stdout.readline().strip())
+        if not listening:
+            sys.exit(f"bench-feed: {BIN} did not start listening")
+        port = int(listening.group(1))
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         print(f"bench-feed: {ITEMS} objects a version, one in ten changed and 20 moved each, {RUNS} runs", flush=True)
         for run in range(-1, RUNS):  # run -1 warms the server up, and counts for nothing

@@ -3,8 +3,8 @@
 #
 # For each endpoint (GET /healthz, POST /diff small) starts the floor and batchdiff at its
 # default log level side by side, and loads one at a time (never both at once: the box has
-# 2 cores; the other waits idle), alternating round by round so that the machine's drift
-# falls on both alike, each round under
+# 2 cores; the other waits idle), alternating round by round, and which goes first (ABBA),
+# so that the machine's drift falls on both alike, each round under
 #   wrk -t$LOADTEST_THREADS -c$LOADTEST_CONNS -d${LOADTEST_SECONDS}s --latency
 # then takes the best of $LOADTEST_ROUNDS rounds per server, and prints req/s, p99 and the
 # batchdiff/floor ratio against the targets (issue 12); all of it $LOADTEST_RUNS times,
@@ -205,7 +205,9 @@ for run in $(seq "$RUNS"); do
     done
     for name in floor batchdiff; do warm_up "$name" "$ep"; done
     for round in $(seq "$ROUNDS"); do
-      for name in floor batchdiff; do      # alternate, never concurrently
+      order=(floor batchdiff)
+      (( round % 2 == 1 )) || order=(batchdiff floor)  # ABBA: neither always goes first
+      for name in "${order[@]}"; do        # one at a time, never concurrently
         run_wrk "$name" "$ep" "$OUT/$name-$ep-run$run-round$round.txt"
         (( ERRS == 0 )) || ERRORS=$((ERRORS + ERRS))
         if awk -v a="$RPS" -v b="${BEST[$name,rps]}" 'BEGIN { exit !(a > b) }'; then BEST[$name,rps]=$RPS BEST[$name,p99]=$P99_MS; fi

@@ -7,7 +7,7 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
     tails.reserveCapacity(values.count)
     var predecessor = [Int](filling: -1, count: values.count)
-    predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check an element)
+    predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check per element)
         for (index, value) in values.enumerated() {
             var low = 0
             var high = tails.count

@@ -25,7 +25,7 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
             rows.pair(old: old.items, old.shape.rows(of: oldSection), new: new.items, new.shape.rows(of: newSection))
         }
         var rowUnchanged = [Bool](filling: false, count: old.items.count)
-        rowUnchanged.withUnsafeMutableBufferPointer { rowUnchanged in  // (no uniqueness check a row)
+        rowUnchanged.withUnsafeMutableBufferPointer { rowUnchanged in  // (no uniqueness check per row)
             for oldIndex in 0..<old.items.count {
                 guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
                 rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))

@@ -20,13 +20,14 @@ struct PathPattern: Sendable {
         segments = label.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter(name: String(segment.dropFirst().dropLast())) : .literal(segment)
         }
-        let hasParameters = segments.contains { if case .parameter = $0 { true } else { false } }
-        literalPaths = hasParameters ? nil : [label] + (allowsTrailingSlash ? [label + "/"] : [])
+        let literals = segments.compactMap { if case .literal(let text) = $0 { String(text) } else { nil } }
+        let path = "/" + literals.joined(separator: "/")  // as the walk below reads it
+        literalPaths = literals.count < segments.count ? nil : [path] + (allowsTrailingSlash ? [path + "/"] : [])
     }
 
     /// The values of the parameters if `path` matches, in the pattern's order; nil if not.
-    /// The path is walked in place, segment by segment: matching allocates nothing but the
-    /// parameters' values.
+    /// A pattern with parameters walks the path in place, segment by segment: matching
+    /// allocates nothing but the parameters' values.
     func match(_ path: String) -> PathParameters? {
         if let literalPaths {
             // Byte for byte, as the walk below compares (String's == is canonical equivalence).

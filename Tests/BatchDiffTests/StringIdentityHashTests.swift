@@ -17,6 +17,20 @@ final class StringIdentityHashTests: XCTestCase {
         ("caf\u{E9}", "cafe\u{301}"), ("\u{212B}ngstr\u{F6}m", "A\u{30A}ngstro\u{308}m"),
     ]
 
+    /// The three scalars the hash maps are all there are: no other scalar is equal, as a
+    /// string, to a string of one ASCII character (checked over every scalar, by the
+    /// standard library's hash, which hashes strings as they compare, then by `==`).
+    func testOnlyThreeScalarsEqualAnASCIIString() {
+        let ascii = Dictionary(uniqueKeysWithValues: (0..<128).map { (String(UnicodeScalar(UInt8($0))).hashValue, String(UnicodeScalar(UInt8($0)))) })
+        var equal: [UInt32] = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let string = String(scalar)
+            if let candidate = ascii[string.hashValue], candidate == string { equal.append(value) }
+        }
+        XCTAssertEqual(equal, [0x037E, 0x1FEF, 0x212A])
+    }
+
     func testEqualStringsHashAlike() {
         for (one, other) in equalSpellings {
             XCTAssertEqual(one, other)
