@@ -39,12 +39,16 @@ extension BatchDiffService {
         var new: JSONValue?
         var options: JSONValue?
         for (key, value) in root.members {
+            // A member named twice is ambiguous (RFC 8259 §4: which one counts is up to the
+            // reader); only the first is read as a collection as it is parsed.
+            let seen: Bool
             switch key.string {
-            case "old": old = value
-            case "new": new = value
-            case "options": options = value
+            case "old": (seen, old) = (old != nil, value)
+            case "new": (seen, new) = (new != nil, value)
+            case "options": (seen, options) = (options != nil, value)
             default: throw Problem.wrongShape("body: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected old, new, options")
             }
+            if seen { throw Problem.wrongShape("body: the member \(key.string.map { $0.debugDescription } ?? "?") appears twice") }
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }

@@ -256,9 +256,10 @@ struct JSONParser: ~Copyable {
     /// The role of an object's member named by `key` in an object of role `role`: the first
     /// `sections` of a collection and the first `items` of a section are read as such (as
     /// ``JSONValue/collection(idKey:path:)`` reads them), and the first of each of the
-    /// envelope's collections. Later members of the same name are plain values: each
-    /// collection read as such has room made for its rows, which repeats of one name must
-    /// not multiply. `claimed` marks the names taken in the object, a bit each.
+    /// envelope's collections (`POST /diff` refuses a body naming one twice). Later members
+    /// of the same name are plain values: each collection read as such has room made for
+    /// its rows, which repeats of one name must not multiply. `claimed` marks the names
+    /// taken in the object, a bit each.
     private func memberRole(of key: Fingerprint, in role: Role, claimed: inout UInt64) -> Role {
         switch role {
         case .envelope:

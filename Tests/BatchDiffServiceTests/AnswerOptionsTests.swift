@@ -143,6 +143,16 @@ final class AnswerOptionsTests: ServerTestCase {
         }
     }
 
+    /// A body naming `old`, `new` or `options` twice is ambiguous: 422, naming the member.
+    func testAMemberNamedTwiceIsRefused() throws {
+        let client = try startServer().client
+        for body in [#"{"old": [1], "old": [2], "new": []}"#, #"{"old": [], "new": [1], "new": [2]}"#,
+                     #"{"old": [], "new": [], "options": {}, "options": {"moves": false}}"#] {
+            let problem = assertProblem(try client.post("/diff", body), 422, "invalid_shape")
+            XCTAssertTrue((problem["detail"] as? String ?? "").contains("appears twice"), body)
+        }
+    }
+
     func testBadOptionValuesAre400NamingTheMember() throws {
         let client = try startServer().client
         _ = assertVersion(try client.put("/feeds/f", "[1]"))
