@@ -33,8 +33,8 @@ struct Placement {
     init(_ batch: SectionedBatch) throws {
         // Counts come with the batch (a damaged answer's too): room is made by them only
         // once they balance with the changes (``fill``), and never for a negative one.
-        if let count = (batch.oldCounts + batch.newCounts).first(where: { $0 < 0 }) {
-            throw BatchError("counts: \(count) rows in a section")
+        if let count = (batch.oldCounts + batch.newCounts).first(where: { $0 < 0 || $0 > Int32.max }) {
+            throw BatchError("counts: \(count) rows in a section (0 to \(Int32.max))")
         }
         let changes = batch.sections
         // Negative move sources are the rows' stand-ins below; a section's is simply wrong.

@@ -45,6 +45,8 @@ final class ApplyTests: XCTestCase {
         assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [-1, 2]), "a negative count")
         assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [Int.max, 2]), "a count past any balance")
         assertRejected(SectionedBatch(sections: .init(), rows: .init(), oldCounts: [3, 2], newCounts: [3, Int.max - 1]), "another, near overflow")
+        let huge = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: .init(), oldCounts: [Int.max], newCounts: [Int.max])
+        XCTAssertThrowsError(try huge.steps(), "counts past what a batch holds, balanced, with no collection to check them against")
     }
 
     func testAValidBatchApplies() throws {
@@ -68,11 +70,14 @@ final class BatchValuesTests: XCTestCase {
     }
 
     /// A deleted section's old count is never room made: values taken for a batch whose
-    /// deleted section claims Int.max rows (the old counts are not the collection's here).
+    /// deleted section claims 2^31 - 1 rows (the old counts are not the collection's here);
+    /// a count past that is an error.
     func testADeletedSectionsCountMakesNoRoom() throws {
         let new = sections([(9, [1, 2])])
-        let damaged = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [Int.max], newCounts: [2])
+        let damaged = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [Int(Int32.max)], newCounts: [2])
         XCTAssertEqual(try damaged.values(from: new).insertedSections, new)
+        let past = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [Int.max], newCounts: [2])
+        XCTAssertThrowsError(try past.values(from: new))
         let negative = SectionedBatch(sections: SectionChanges(deleted: [0], inserted: [0]), rows: RowChanges(), oldCounts: [-5], newCounts: [2])
         XCTAssertThrowsError(try negative.values(from: new))
     }
