@@ -11,9 +11,10 @@ public protocol Diffable {
 
     /// A hash of ``identity`` used to bucket elements while matching.
     ///
-    /// The default is `identity.hashValue`, and for a `String` identity a faster hash of its
-    /// UTF-8 (seeded per process) that keeps `==`'s promise. Types whose identity is
-    /// already a well-mixed fingerprint return part of it here and skip hashing altogether.
+    /// The default is `identity.hashValue`; a `String` identity that equals an ASCII string is
+    /// hashed faster, by its bytes (seeded per process), keeping `==`'s promise. Types whose
+    /// identity is already a well-mixed fingerprint return part of it here and skip hashing
+    /// altogether.
     var identityHash: Int { get }
 
     /// Whether `other`, an element with the same identity, has the same content.

@@ -86,7 +86,7 @@ enum StringIdentityHash {
 }
 
 extension Diffable where Identity == String {
-    /// String identities are hashed over their UTF-8, seeded per process: equal strings
-    /// alike, as `hashValue` hashes them, and several times faster.
+    /// String identities equal to ASCII strings are hashed by their bytes, seeded per
+    /// process, several times faster; others by `hashValue`. Equal strings hash alike.
     @inlinable public var identityHash: Int { StringIdentityHash.hash(identity) }
 }

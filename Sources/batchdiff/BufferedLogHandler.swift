@@ -8,8 +8,9 @@ import Synchronization
 /// worse), so a request's log line costs no system call of its own. A line takes the first
 /// of several buffers that no other thread holds, so server threads never wait for each
 /// other, or for the writer, to log (lines of different threads may come out of order
-/// within those milliseconds). When standard error does not keep up, lines past a bound
-/// are dropped and counted, never held without limit.
+/// within those milliseconds); a warning or worse waits until the buffers are written.
+/// When standard error does not keep up, lines past a bound are dropped and counted, never
+/// held without limit.
 ///
 /// Access lines (``Sink/append(access:label:)``) are buffered as their fields and made
 /// text by the writer: a request's thread does not format its own line.
