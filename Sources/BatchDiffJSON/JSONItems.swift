@@ -66,9 +66,13 @@ public struct JSONItems: RandomAccessCollection, DiffableElements, Sendable {
     /// The same items, each column without room to spare (for items kept long).
     public func compacted() -> JSONItems {
         var copy = JSONItems()
-        copy.rows = rows.capacity > rows.count ? rows.withUnsafeBufferPointer { Array($0) } : rows
-        copy.identities = identities.capacity > identities.count ? identities.withUnsafeBufferPointer { Array($0) } : identities
+        copy.rows = Self.withoutRoomToSpare(rows)
+        copy.identities = Self.withoutRoomToSpare(identities)
         return copy
+    }
+
+    private static func withoutRoomToSpare<Element>(_ array: [Element]) -> [Element] {
+        array.capacity > array.count ? array.withUnsafeBufferPointer { Array($0) } : array
     }
 
     /// The bytes the items hold, as allocated.
