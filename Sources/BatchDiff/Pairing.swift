@@ -62,8 +62,7 @@ struct Pairing {
         var newStart = newCandidates.lowerBound
         while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
               oldToNew[oldStart] < 0, newToOld[newStart] < 0,
-              case let (oldElement, newElement) = (old.element(at: oldStart), new.element(at: newStart)),
-              oldElement.identityHash == newElement.identityHash, oldElement.identity == newElement.identity {
+              old.hasIdentity(at: oldStart, of: newStart, in: new) {
             oldToNew[oldStart] = Int32(newStart)
             newToOld[newStart] = Int32(oldStart)
             oldStart += 1
@@ -76,13 +75,10 @@ struct Pairing {
         var nextRepeat = [Int32](filling: -1, count: oldRest.count)
         // Pushing from the back leaves each chain of repeats in order of appearance.
         for oldIndex in oldRest.reversed() where oldToNew[oldIndex] < 0 {
-            nextRepeat[oldIndex - oldStart] = table.push(oldIndex, of: old)
+            nextRepeat[oldIndex - oldStart] = table.push(oldIndex, hash: old.identityHash(at: oldIndex), of: old)
         }
         for newIndex in newStart..<newCandidates.upperBound where newToOld[newIndex] < 0 {
-            let element = new.element(at: newIndex)
-            guard let slot = table.slot(of: element.identity, hash: element.identityHash, in: old) else { continue }
-            let head = table.head(at: slot)
-            guard head >= 0 else { continue }
+            guard let (head, slot) = table.head(of: newIndex, of: new, hash: new.identityHash(at: newIndex), in: old) else { continue }
             oldToNew[Int(head)] = Int32(newIndex)
             newToOld[newIndex] = head
             table.setHead(nextRepeat[Int(head) - oldStart], at: slot)

@@ -29,4 +29,26 @@ public struct SectionRows<Header, Item: Diffable>: DiffableElements {
         let section = Int(sectionOfRow[position])
         return sections[section].items[position - starts[section]]
     }
+
+    @inlinable @inline(__always)
+    public func identityHash(at position: Int) -> Int {
+        let section = Int(sectionOfRow[position])
+        return sections[section].items[position - starts[section]].identityHash
+    }
+
+    @inlinable @inline(__always)
+    public func hasIdentity(at position: Int, of otherPosition: Int, in other: Self) -> Bool {
+        let section = Int(sectionOfRow[position])
+        let otherSection = Int(other.sectionOfRow[otherPosition])
+        return sections[section].items[position - starts[section]].identity
+            == other.sections[otherSection].items[otherPosition - other.starts[otherSection]].identity
+    }
+
+    @inlinable @inline(__always)
+    public func hasContent(at position: Int, of otherPosition: Int, in other: Self) -> Bool {
+        let section = Int(sectionOfRow[position])
+        let otherSection = Int(other.sectionOfRow[otherPosition])
+        return sections[section].items[position - starts[section]]
+            .isContentEqual(to: other.sections[otherSection].items[otherPosition - other.starts[otherSection]])
+    }
 }

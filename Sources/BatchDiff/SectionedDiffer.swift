@@ -28,7 +28,7 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
         rowUnchanged.withUnsafeMutableBufferPointer { rowUnchanged in  // (no uniqueness check per row)
             for oldIndex in 0..<old.items.count {
                 guard let newIndex = rows.partner(ofOld: oldIndex) else { continue }
-                rowUnchanged[oldIndex] = old.items.element(at: oldIndex).isContentEqual(to: new.items.element(at: newIndex))
+                rowUnchanged[oldIndex] = old.items.hasContent(at: oldIndex, of: newIndex, in: new.items)
             }
         }
         let headerUnchanged = old.headers.indices.map { oldSection in
@@ -49,13 +49,14 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
     func pairAcrossSections(_ planner: inout BatchPlanner) {
         let (oldLeft, newLeft) = planner.unpairedRowsOfStayingSections()
         guard !oldLeft.isEmpty, !newLeft.isEmpty else { return }
-        let oldItems = oldLeft.map { old.items.element(at: $0) }
-        let newItems = newLeft.map { new.items.element(at: $0) }
+        let oldItems = SelectedElements(old.items, at: oldLeft)
+        let newItems = SelectedElements(new.items, at: newLeft)
         var across = Pairing(oldCount: oldItems.count, newCount: newItems.count)
-        across.pair(old: oldItems, oldItems.indices, new: newItems, newItems.indices)
+        across.pair(old: oldItems, 0..<oldItems.count, new: newItems, 0..<newItems.count)
         for (position, oldIndex) in oldLeft.enumerated() {
             guard let partner = across.partner(ofOld: position) else { continue }
-            planner.pairRows(old: oldIndex, new: newLeft[partner], unchanged: oldItems[position].isContentEqual(to: newItems[partner]))
+            let newIndex = newLeft[partner]
+            planner.pairRows(old: oldIndex, new: newIndex, unchanged: old.items.hasContent(at: oldIndex, of: newIndex, in: new.items))
         }
     }
 }

@@ -1,0 +1,83 @@
+import TestSupport
+@testable import BatchDiff
+import XCTest
+
+/// The pairing against its rule, computed the plain way: the k-th old element of an
+/// identity pairs with the k-th new one. String identities take the fast hash and are read
+/// where they lie; equal strings of different bytes (precomposed and decomposed) must pair.
+final class PairingTests: XCTestCase {
+    /// Identities from a small pool, so repeats are common: ASCII, non-ASCII, and a
+    /// canonically equivalent spelling of each non-ASCII one.
+    private static let pool = ["a", "b", "row-17", "K", "\u{212A}", "caf\u{E9}", "cafe\u{301}", "\u{1F600}", "", "0123456789abcdef0123"]
+
+    /// An element that is its name.
+    private struct Name: Diffable {
+        let identity: String
+        init(_ identity: String) { self.identity = identity }
+        func isContentEqual(to other: Name) -> Bool { true }
+    }
+
+    private func randomIdentities(_ rng: inout SplitMix64, maxCount: Int) -> [String] {
+        (0..<Int.random(in: 0...maxCount, using: &rng)).map { _ in Self.pool.randomElement(using: &rng)! }
+    }
+
+    /// The pairing the rule gives for `old[oldRange]` and `new[newRange]`.
+    private func expectedOldToNew(_ old: [String], _ oldRange: Range<Int>, _ new: [String], _ newRange: Range<Int>) -> [Int32] {
+        var unpairedOld: [String: [Int]] = [:]  // String's == and hashing are canonical, as the rule is
+        for index in oldRange { unpairedOld[old[index], default: []].append(index) }
+        var oldToNew = [Int32](repeating: -1, count: old.count)
+        for index in newRange {
+            guard var waiting = unpairedOld[new[index]], !waiting.isEmpty else { continue }
+            oldToNew[waiting.removeFirst()] = Int32(index)
+            unpairedOld[new[index]] = waiting
+        }
+        return oldToNew
+    }
+
+    func testRandomStringListsPairInOrderOfAppearance() {
+        var rng = SplitMix64(state: 0x9A1E_57E5)
+        for _ in 0..<4000 {
+            let old = randomIdentities(&rng, maxCount: 30)
+            let new = randomIdentities(&rng, maxCount: 30)
+            let oldRange = Int.random(in: 0...old.count, using: &rng)..<old.count
+            let newRange = 0..<Int.random(in: 0...new.count, using: &rng)
+            var pairing = Pairing(oldCount: old.count, newCount: new.count)
+            pairing.pair(old: old.map(Name.init), oldRange, new: new.map(Name.init), newRange)
+            XCTAssertEqual(pairing.oldToNew, expectedOldToNew(old, oldRange, new, newRange), "\(old)[\(oldRange)] -> \(new)[\(newRange)]")
+            for (oldIndex, newIndex) in pairing.oldToNew.enumerated() where newIndex >= 0 {
+                XCTAssertEqual(pairing.newToOld[Int(newIndex)], Int32(oldIndex))
+            }
+        }
+    }
+
+    /// Rows named by strings, diffed as sections: the same batch as the same rows numbered
+    /// (rows read in place, the rows left over paired across sections). Some numbers have two
+    /// spellings, equal as strings, drawn at random for each row.
+    func testStringRowsGiveTheBatchOfNumberedRows() {
+        struct NamedRow: Diffable, Equatable {
+            let name: String
+            let content: Int
+            var identity: String { name }
+        }
+        let spellings = [["a"], ["b"], ["row-17"], ["K", "\u{212A}"], ["caf\u{E9}", "cafe\u{301}"], ["\u{1F600}"], [""], ["0123456789abcdef0123"]]
+        var rng = SplitMix64(state: 0x5EC7_57E5)
+        func named(_ sections: [TestSection]) -> [Section<Header, NamedRow>] {
+            sections.map { section in
+                Section(header: section.header, items: section.items.map { NamedRow(name: spellings[$0.id].randomElement(using: &rng)!, content: $0.content) })
+            }
+        }
+        for round in 0..<3000 {
+            let row = { (rng: inout SplitMix64) in Row(id: Int.random(in: spellings.indices, using: &rng), content: Int.random(in: 0..<3, using: &rng)) }
+            let old = (0..<Int.random(in: 0...4, using: &rng)).map { section in
+                TestSection(header: Header(id: section), items: (0..<Int.random(in: 0...12, using: &rng)).map { _ in row(&rng) })
+            }
+            var new = old.shuffled(using: &rng).map { section in
+                var items = section.items.filter { _ in Int.random(in: 0..<4, using: &rng) > 0 }
+                for _ in 0..<Int.random(in: 0...3, using: &rng) { items.insert(row(&rng), at: Int.random(in: 0...items.count, using: &rng)) }
+                return TestSection(header: section.header, items: items)
+            }
+            if round % 4 == 0, new.count > 1, let moved = new[0].items.popLast() { new[1].items.append(moved) }
+            XCTAssertEqual(batch(from: named(old), to: named(new)), batch(from: old, to: new), "\(old) -> \(new)")
+        }
+    }
+}
