@@ -78,6 +78,10 @@ struct BatchPlanner {
         return (oldRows, newRows)
     }
 
+    /// How the rows are paired so far.
+    @usableFromInline
+    var rowPairing: Pairing { rows }
+
     /// Pairs two rows of different staying sections.
     @usableFromInline
     mutating func pairRows(old oldIndex: Int, new newIndex: Int, unchanged: Bool) {

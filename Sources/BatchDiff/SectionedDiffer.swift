@@ -49,14 +49,23 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
     func pairAcrossSections(_ planner: inout BatchPlanner) {
         let (oldLeft, newLeft) = planner.unpairedRowsOfStayingSections()
         guard !oldLeft.isEmpty, !newLeft.isEmpty else { return }
-        let oldItems = SelectedElements(old.items, at: oldLeft)
-        let newItems = SelectedElements(new.items, at: newLeft)
-        var across = Pairing(oldCount: oldItems.count, newCount: newItems.count)
-        across.pair(old: oldItems, 0..<oldItems.count, new: newItems, 0..<newItems.count)
+        let across = pairLeftovers(old: oldLeft, new: newLeft, planner.rowPairing)
         for (position, oldIndex) in oldLeft.enumerated() {
             guard let partner = across.partner(ofOld: position) else { continue }
             let newIndex = newLeft[partner]
             planner.pairRows(old: oldIndex, new: newIndex, unchanged: old.items.hasContent(at: oldIndex, of: newIndex, in: new.items))
         }
+    }
+
+    /// The pairing of the rows `oldLeft` and `newLeft`, all unpaired in `rows` (whose
+    /// entries keep most of their hashes). Its own function: the views of `rows`' entries are
+    /// gone by the time the planner changes them, so nothing copies them.
+    @inlinable
+    func pairLeftovers(old oldLeft: [Int], new newLeft: [Int], _ rows: Pairing) -> Pairing {
+        let oldItems = SelectedElements(old.items, at: oldLeft, entries: rows.oldToNew)
+        let newItems = SelectedElements(new.items, at: newLeft, entries: rows.newToOld)
+        var across = Pairing(oldCount: oldItems.count, newCount: newItems.count)
+        across.pair(old: oldItems, 0..<oldItems.count, new: newItems, 0..<newItems.count)
+        return across
     }
 }

@@ -1,15 +1,20 @@
-/// Some elements of a collection, read where they lie: the element at position `i` is the
-/// base's element at `positions[i]`. Pairing the rows left over across sections reads them
-/// this way; copying them out retained and released each row's strings.
+/// Some elements of a collection left unpaired, read where they lie: the element at
+/// position `i` is the base's element at `positions[i]`. Pairing the rows left over across
+/// sections reads them this way; copying them out retained and released each row's strings.
+///
+/// Their identity hashes are 31 bits (``Pairing/keptBits(of:)``): those their entries in a
+/// pairing before kept (`entries`, by the base's index), computed for the others.
 @usableFromInline
 struct SelectedElements<Base: DiffableElements>: DiffableElements {
     @usableFromInline let base: Base
     @usableFromInline let positions: [Int]
+    @usableFromInline let entries: [Int32]
 
     @inlinable
-    init(_ base: Base, at positions: [Int]) {
+    init(_ base: Base, at positions: [Int], entries: [Int32]) {
         self.base = base
         self.positions = positions
+        self.entries = entries
     }
 
     @inlinable var count: Int { positions.count }
@@ -18,7 +23,10 @@ struct SelectedElements<Base: DiffableElements>: DiffableElements {
     func element(at position: Int) -> Base.Element { base.element(at: positions[position]) }
 
     @inlinable @inline(__always)
-    func identityHash(at position: Int) -> Int { base.identityHash(at: positions[position]) }
+    func identityHash(at position: Int) -> Int {
+        let index = positions[position]
+        return Pairing.keptHash(in: entries[index]) ?? Pairing.keptBits(of: base.identityHash(at: index))
+    }
 
     @inlinable @inline(__always)
     func hasIdentity(at position: Int, of otherPosition: Int, in other: Self) -> Bool {
