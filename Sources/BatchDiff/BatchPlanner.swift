@@ -129,7 +129,7 @@ struct BatchPlanner {
             // The rows paired within the section stay where they keep their relative order.
             // Usually all of them do, and no subsequence needs finding (nor any memory).
             let staying = keepsOrder(newRows, within: oldRows)
-                ? nil : longestIncreasingSubsequence(newRows.compactMap { partnerWithin(oldRows, ofNew: $0) })
+                ? nil : longestIncreasingSubsequence(newRows.compactMap { partnerWithin(oldRows, ofNew: $0) }, within: oldRows)
             var position = 0
             for newIndex in newRows {
                 let newPath = new.path(of: newIndex, in: newSection)

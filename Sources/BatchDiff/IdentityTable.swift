@@ -75,6 +75,21 @@ struct IdentityTable {
         return head < 0 ? nil : (head, index)
     }
 
+    /// Adds `key`, hashed to `hash`, as a set of keys with no chains: beside any key of the
+    /// same identity.
+    @inlinable
+    mutating func insert(_ key: Int, hash: Int) {
+        let index = probe(hash: hash) { _ in false }
+        let bits = UInt32(truncatingIfNeeded: UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15)
+        slots[index] = Slot(head: Int32(key), hashBits: bits)
+    }
+
+    /// Whether a key inserted with `hash` has the identity `hasIdentity` looks for.
+    @inlinable
+    func contains(hash: Int, hasIdentity: (Int) -> Bool) -> Bool {
+        slots[probe(hash: hash, hasIdentity: hasIdentity)].head != Slot.empty
+    }
+
     /// Makes `element` (or, when it is -1, no element) the head of the chain in `slot`.
     @inlinable
     mutating func setHead(_ element: Int32, at slot: Int) {

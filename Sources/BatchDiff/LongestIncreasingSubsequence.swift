@@ -3,12 +3,24 @@
 ///
 /// The differ keeps these elements in place: every other element must move, so marking a
 /// longest such subsequence makes the moves as few as the matching allows.
-func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+///
+/// When the values are distinct and all lie in `range`, a run at the front equal to the
+/// range's first values (in order), and one at the back equal to its last values, are in a
+/// longest subsequence: no other value goes below the one or above the other. They are
+/// marked without search (a list that kept its front and back: most of it, usually).
+func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = nil) -> [Bool] {
+    var front = 0
+    var back = values.count
+    if let range {
+        while front < back, values[front] == range.lowerBound + front { front += 1 }
+        while back > front, values[back - 1] == range.upperBound - (values.count - back) - 1 { back -= 1 }
+    }
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
-    tails.reserveCapacity(values.count)
+    tails.reserveCapacity(back - front)
     var predecessor = [Int](filling: -1, count: values.count)
     predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check per element)
-        for (index, value) in values.enumerated() {
+        for index in front..<back {
+            let value = values[index]
             var low = 0
             var high = tails.count
             if let last = tails.last, values[last] < value { low = high }  // the common case: extends the longest run
@@ -22,6 +34,8 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     }
     var marked = [Bool](filling: false, count: values.count)
     marked.withUnsafeMutableBufferPointer { marked in
+        for index in 0..<front { marked[index] = true }
+        for index in back..<values.count { marked[index] = true }
         var cursor = tails.last ?? -1
         while cursor >= 0 {
             marked[cursor] = true

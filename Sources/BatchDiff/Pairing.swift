@@ -1,12 +1,13 @@
 /// Which old element is paired with which new element, by identity.
 ///
-/// Pairs are found with one hash table per call to ``pair(old:_:new:_:)`` (Heckel's idea: a
+/// Pairs are found with a hash table in each call to ``pair(old:_:new:_:)`` (Heckel's idea: a
 /// symbol table instead of a search), so pairing is expected linear time. Repeated
 /// identities are paired in order of appearance: the first old repeat with the first new one.
 ///
 /// A run of candidates that already agree at the front (the same identities at the same
-/// offsets, the common case of a list that changed little) is paired before the table is
-/// built, so the table holds only the rest: two identical lists need no table at all.
+/// offsets, the common case of a list that changed little), and one at the back, are paired
+/// without the table, so it holds only the rest: two identical lists need no table at all
+/// (PairingByIdentity.swift).
 @usableFromInline
 struct Pairing {
     /// For each old element, the index of its new partner; negative when it has none (see
@@ -81,48 +82,6 @@ struct Pairing {
         oldToNew.withUnsafeMutableBufferPointer { oldToNew in
             newToOld.withUnsafeMutableBufferPointer { newToOld in
                 Self.pair(old: old, oldCandidates, new: new, newCandidates, oldToNew: oldToNew, newToOld: newToOld)
-            }
-        }
-    }
-
-    /// ``pair(old:_:new:_:)`` on the entries `oldToNew` and `newToOld`.
-    @inlinable
-    static func pair<Elements: DiffableElements>(
-        old: Elements, _ oldCandidates: Range<Int>, new: Elements, _ newCandidates: Range<Int>,
-        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
-    ) {
-        // The common front, paired in place: the repeats in it keep their order of appearance.
-        var oldStart = oldCandidates.lowerBound
-        var newStart = newCandidates.lowerBound
-        while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
-              oldToNew[oldStart] < 0, newToOld[newStart] < 0,
-              old.hasIdentity(at: oldStart, of: newStart, in: new) {
-            oldToNew[oldStart] = Int32(newStart)
-            newToOld[newStart] = Int32(oldStart)
-            oldStart += 1
-            newStart += 1
-        }
-        let oldRest = oldStart..<oldCandidates.upperBound
-        guard !oldRest.isEmpty, newStart < newCandidates.upperBound else { return }
-        var table = IdentityTable(capacityFor: oldRest.count)
-        // For each old element of the rest, the next one with the same identity, or -1.
-        var nextRepeat = [Int32](filling: -1, count: oldRest.count)
-        nextRepeat.withUnsafeMutableBufferPointer { nextRepeat in
-            // Pushing from the back leaves each chain of repeats in order of appearance.
-            for oldIndex in oldRest.reversed() where oldToNew[oldIndex] < 0 {
-                let hash = old.identityHash(at: oldIndex)
-                oldToNew[oldIndex] = unpaired(hash: hash)
-                nextRepeat[oldIndex - oldStart] = table.push(oldIndex, hash: hash, of: old)
-            }
-            for newIndex in newStart..<newCandidates.upperBound where newToOld[newIndex] < 0 {
-                let hash = new.identityHash(at: newIndex)
-                guard let (head, slot) = table.head(of: newIndex, of: new, hash: hash, in: old) else {
-                    newToOld[newIndex] = unpaired(hash: hash)
-                    continue
-                }
-                oldToNew[Int(head)] = Int32(newIndex)
-                newToOld[newIndex] = head
-                table.setHead(nextRepeat[Int(head) - oldStart], at: slot)
             }
         }
     }

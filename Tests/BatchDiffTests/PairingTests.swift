@@ -36,11 +36,23 @@ final class PairingTests: XCTestCase {
 
     func testRandomStringListsPairInOrderOfAppearance() {
         var rng = SplitMix64(state: 0x9A1E_57E5)
-        for _ in 0..<4000 {
+        for round in 0..<6000 {
             let old = randomIdentities(&rng, maxCount: 30)
-            let new = randomIdentities(&rng, maxCount: 30)
-            let oldRange = Int.random(in: 0...old.count, using: &rng)..<old.count
-            let newRange = 0..<Int.random(in: 0...new.count, using: &rng)
+            var new = randomIdentities(&rng, maxCount: 30)
+            if round % 2 == 0 {
+                // A few edits in the old list: a common front and back, repeats across them.
+                new = old
+                for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                    let at = Int.random(in: 0...new.count, using: &rng)
+                    if Bool.random(using: &rng) || at == new.count {
+                        new.insert(Self.pool.randomElement(using: &rng)!, at: at)
+                    } else {
+                        new.remove(at: at)
+                    }
+                }
+            }
+            let oldRange = round % 4 < 2 ? 0..<old.count : Int.random(in: 0...old.count, using: &rng)..<old.count
+            let newRange = round % 4 < 2 ? 0..<new.count : 0..<Int.random(in: 0...new.count, using: &rng)
             var pairing = Pairing(oldCount: old.count, newCount: new.count)
             let (oldNames, newNames) = (old.map(Name.init), new.map(Name.init))
             pairing.pair(old: oldNames, oldRange, new: newNames, newRange)

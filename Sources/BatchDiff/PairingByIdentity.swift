@@ -1,0 +1,122 @@
+/// How ``Pairing/pair(old:_:new:_:)`` pairs by identity: the common front and back in
+/// place, the rest through a hash table.
+extension Pairing {
+    /// ``pair(old:_:new:_:)`` on the entries `oldToNew` and `newToOld`.
+    ///
+    /// The common front is paired in place: the repeats in it keep their order of
+    /// appearance. So is a long common back (a list that gained rows at its top), unless an
+    /// identity in it also has an element left unpaired before it: then that element, not
+    /// the one in the back, comes first in order of appearance, and the back is paired by
+    /// table with the rest.
+    @inlinable
+    static func pair<Elements: DiffableElements>(
+        old: Elements, _ oldCandidates: Range<Int>, new: Elements, _ newCandidates: Range<Int>,
+        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
+    ) {
+        var oldStart = oldCandidates.lowerBound
+        var newStart = newCandidates.lowerBound
+        while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
+              oldToNew[oldStart] < 0, newToOld[newStart] < 0,
+              old.hasIdentity(at: oldStart, of: newStart, in: new) {
+            oldToNew[oldStart] = Int32(newStart)
+            newToOld[newStart] = Int32(oldStart)
+            oldStart += 1
+            newStart += 1
+        }
+        var oldEnd = oldCandidates.upperBound
+        var newEnd = newCandidates.upperBound
+        while oldEnd > oldStart, newEnd > newStart, oldToNew[oldEnd - 1] < 0, newToOld[newEnd - 1] < 0,
+              old.hasIdentity(at: oldEnd - 1, of: newEnd - 1, in: new) {
+            oldEnd -= 1
+            newEnd -= 1
+        }
+        // A short back saves less than looking for the unpaired costs: paired by table.
+        if (oldCandidates.upperBound - oldEnd) * 8 < oldCandidates.upperBound - oldStart {
+            oldEnd = oldCandidates.upperBound
+            newEnd = newCandidates.upperBound
+        }
+        let leftUnpaired = pairByTable(old: old, oldStart..<oldEnd, new: new, newStart..<newEnd, oldToNew: oldToNew, newToOld: newToOld)
+        let oldBack = oldEnd..<oldCandidates.upperBound
+        guard !oldBack.isEmpty else { return }
+        if leftUnpaired == 0 || noneLeftUnpaired(
+            withIdentitiesOf: oldBack, in: old, oldStart..<oldEnd, new, newStart..<newEnd, count: leftUnpaired, oldToNew: oldToNew, newToOld: newToOld
+        ) {
+            for oldIndex in oldBack {
+                oldToNew[oldIndex] = Int32(newEnd + oldIndex - oldEnd)
+                newToOld[newEnd + oldIndex - oldEnd] = Int32(oldIndex)
+            }
+        } else {
+            pairByTable(old: old, oldStart..<oldCandidates.upperBound, new: new, newStart..<newCandidates.upperBound, oldToNew: oldToNew, newToOld: newToOld)
+        }
+    }
+
+    /// Pairs the unpaired elements of `old[oldRange]` and `new[newRange]` through one hash
+    /// table of the old ones (Heckel's symbol table), and returns how many of them, old and
+    /// new, it leaves unpaired.
+    @inlinable @discardableResult
+    static func pairByTable<Elements: DiffableElements>(
+        old: Elements, _ oldRange: Range<Int>, new: Elements, _ newRange: Range<Int>,
+        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
+    ) -> Int {
+        guard !oldRange.isEmpty, !newRange.isEmpty else {
+            return oldRange.count { oldToNew[$0] < 0 } + newRange.count { newToOld[$0] < 0 }
+        }
+        var unpaired = 0
+        var table = IdentityTable(capacityFor: oldRange.count)
+        // For each old element of the range, the next one with the same identity, or -1.
+        var nextRepeat = [Int32](filling: -1, count: oldRange.count)
+        nextRepeat.withUnsafeMutableBufferPointer { nextRepeat in
+            // Pushing from the back leaves each chain of repeats in order of appearance.
+            for oldIndex in oldRange.reversed() where oldToNew[oldIndex] < 0 {
+                unpaired += 1
+                let hash = old.identityHash(at: oldIndex)
+                oldToNew[oldIndex] = Self.unpaired(hash: hash)
+                nextRepeat[oldIndex - oldRange.lowerBound] = table.push(oldIndex, hash: hash, of: old)
+            }
+            for newIndex in newRange where newToOld[newIndex] < 0 {
+                let hash = new.identityHash(at: newIndex)
+                guard let (head, slot) = table.head(of: newIndex, of: new, hash: hash, in: old) else {
+                    newToOld[newIndex] = Self.unpaired(hash: hash)
+                    unpaired += 1
+                    continue
+                }
+                unpaired -= 1
+                oldToNew[Int(head)] = Int32(newIndex)
+                newToOld[newIndex] = head
+                table.setHead(nextRepeat[Int(head) - oldRange.lowerBound], at: slot)
+            }
+        }
+        return unpaired
+    }
+
+    /// Whether none of the `count` elements left unpaired in `old[oldMiddle]` and
+    /// `new[newMiddle]` has the identity of an element of `old[oldBack]`. The unpaired
+    /// elements go into a table and a filter by the hash bits their entries keep; each element
+    /// of the back is hashed and looked up, in the table when the filter lets it.
+    @inlinable
+    static func noneLeftUnpaired<Elements: DiffableElements>(
+        withIdentitiesOf oldBack: Range<Int>, in old: Elements, _ oldMiddle: Range<Int>, _ new: Elements, _ newMiddle: Range<Int>,
+        count: Int, oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
+    ) -> Bool {
+        // A key is an old index, or old.count plus a new index.
+        guard old.count + new.count <= Int(Int32.max) else { return false }
+        var table = IdentityTable(capacityFor: count)
+        var filter = IdentityFilter(capacityFor: count)
+        for oldIndex in oldMiddle where oldToNew[oldIndex] < 0 {
+            let hash = keptHash(in: oldToNew[oldIndex]) ?? keptBits(of: old.identityHash(at: oldIndex))
+            table.insert(oldIndex, hash: hash)
+            filter.add(hash: hash)
+        }
+        for newIndex in newMiddle where newToOld[newIndex] < 0 {
+            let hash = keptHash(in: newToOld[newIndex]) ?? keptBits(of: new.identityHash(at: newIndex))
+            table.insert(old.count + newIndex, hash: hash)
+            filter.add(hash: hash)
+        }
+        return oldBack.allSatisfy { oldIndex in
+            let hash = keptBits(of: old.identityHash(at: oldIndex))
+            return !filter.mayContain(hash: hash) || !table.contains(hash: hash) { key in
+                key < old.count ? old.hasIdentity(at: key, of: oldIndex, in: old) : old.hasIdentity(at: oldIndex, of: key - old.count, in: new)
+            }
+        }
+    }
+}
