@@ -128,8 +128,7 @@ struct BatchPlanner {
             let newRows = new.rows(of: newSection)
             // The rows paired within the section stay where they keep their relative order.
             // Usually all of them do, and no subsequence needs finding (nor any memory).
-            let staying = keepsOrder(newRows, within: oldRows)
-                ? nil : longestIncreasingSubsequence(newRows.compactMap { partnerWithin(oldRows, ofNew: $0) }, within: oldRows)
+            let staying = keepsOrder(newRows, within: oldRows) ? nil : longestIncreasingSubsequence(partners(of: newRows, within: oldRows), within: oldRows)
             var position = 0
             for newIndex in newRows {
                 let newPath = new.path(of: newIndex, in: newSection)
@@ -160,6 +159,16 @@ struct BatchPlanner {
     /// The old partner of the new row `newIndex` when it lies in `oldRows`.
     private func partnerWithin(_ oldRows: Range<Int>, ofNew newIndex: Int) -> Int? {
         rows.partner(ofNew: newIndex).flatMap { oldRows.contains($0) ? $0 : nil }
+    }
+
+    /// The partners of the rows of `newRows` paired within `oldRows`, in order.
+    private func partners(of newRows: Range<Int>, within oldRows: Range<Int>) -> [Int] {
+        var partners: [Int] = []
+        partners.reserveCapacity(min(newRows.count, oldRows.count))
+        for newIndex in newRows {
+            if let oldIndex = partnerWithin(oldRows, ofNew: newIndex) { partners.append(oldIndex) }
+        }
+        return partners
     }
 
     /// Whether the rows of `newRows` paired within `oldRows` have their partners in order.

@@ -22,14 +22,14 @@ struct IdentityFilter {
         Int(truncatingIfNeeded: (UInt(bitPattern: hash) &* 0xD6E8_FEB8_6659_FD93) >> UInt(shift))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func add(hash: Int) {
         let bit = bit(of: hash)
         words[bit >> 6] |= 1 << UInt64(bit & 63)
     }
 
     /// Whether an identity hashed to `hash` may have been added.
-    @inlinable
+    @inlinable @inline(__always)
     func mayContain(hash: Int) -> Bool {
         let bit = bit(of: hash)
         return words[bit >> 6] & (1 << UInt64(bit & 63)) != 0

@@ -77,7 +77,7 @@ struct IdentityTable {
 
     /// Adds `key`, hashed to `hash`, as a set of keys with no chains: beside any key of the
     /// same identity.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func insert(_ key: Int, hash: Int) {
         let index = probe(hash: hash) { _ in false }
         let bits = UInt32(truncatingIfNeeded: UInt(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15)

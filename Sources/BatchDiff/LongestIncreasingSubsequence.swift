@@ -17,7 +17,8 @@ func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = n
     }
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
     tails.reserveCapacity(back - front)
-    var predecessor = [Int](filling: -1, count: values.count)
+    // For each index from `front`, the one before it in its run, or -1.
+    var predecessor = [Int](filling: -1, count: back - front)
     predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check per element)
         for index in front..<back {
             let value = values[index]
@@ -28,7 +29,7 @@ func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = n
                 let middle = (low + high) / 2
                 if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
             }
-            if low > 0 { predecessor[index] = tails[low - 1] }
+            if low > 0 { predecessor[index - front] = tails[low - 1] }
             if low == tails.count { tails.append(index) } else { tails[low] = index }
         }
     }
@@ -39,7 +40,7 @@ func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = n
         var cursor = tails.last ?? -1
         while cursor >= 0 {
             marked[cursor] = true
-            cursor = predecessor[cursor]
+            cursor = predecessor[cursor - front]
         }
     }
     return marked
