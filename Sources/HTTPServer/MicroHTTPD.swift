@@ -83,7 +83,13 @@ struct Connection: @unchecked Sendable {
     /// when `close`), then lets it go: libmicrohttpd keeps it until it is sent.
     private func queue(_ handle: OpaquePointer, status: Int, headers: [(name: String, value: String)], close: Bool) -> MHD_Result {
         defer { MHD_destroy_response(handle) }
-        for header in headers { MHD_add_response_header(handle, header.name, header.value) }
+        // Through withCString: a String passed as a C string argument is copied into a new
+        // array first (two allocations a header).
+        for header in headers {
+            header.name.withCString { name in
+                header.value.withCString { value in _ = MHD_add_response_header(handle, name, value) }
+            }
+        }
         if close { MHD_add_response_header(handle, "Connection", "close") }
         return MHD_queue_response(pointer, UInt32(status), handle)
     }
