@@ -67,15 +67,20 @@ extension Pairing {
         var nextRepeat = [Int32](filling: -1, count: oldRange.count)
         nextRepeat.withUnsafeMutableBufferPointer { nextRepeat in
             // Pushing from the back leaves each chain of repeats in order of appearance.
+            var oldRepeats = false
             for oldIndex in oldRange.reversed() where oldToNew[oldIndex] < 0 {
                 unpaired += 1
                 let hash = old.identityHash(at: oldIndex)
                 oldToNew[oldIndex] = Self.unpaired(hash: hash)
-                nextRepeat[oldIndex - oldRange.lowerBound] = table.push(oldIndex, hash: hash, of: old)
+                let next = table.push(oldIndex, hash: hash, of: old)
+                nextRepeat[oldIndex - oldRange.lowerBound] = next
+                if next >= 0 { oldRepeats = true }
             }
             for newIndex in newRange where newToOld[newIndex] < 0 {
                 let hash = new.identityHash(at: newIndex)
-                guard let (head, slot) = table.head(of: newIndex, of: new, hash: hash, in: old) else {
+                // A head already paired was paired by a run below: the only old element of
+                // its identity, so this one is left unpaired.
+                guard let (head, slot) = table.head(of: newIndex, of: new, hash: hash, in: old), oldToNew[Int(head)] < 0 else {
                     newToOld[newIndex] = Self.unpaired(hash: hash)
                     unpaired += 1
                     continue
@@ -84,6 +89,18 @@ extension Pairing {
                 oldToNew[Int(head)] = Int32(newIndex)
                 newToOld[newIndex] = head
                 table.setHead(nextRepeat[Int(head) - oldRange.lowerBound], at: slot)
+                // The run that goes on after a pair, in both, is paired without the table when
+                // no old identity repeats: each old element is then the only one of its
+                // identity, and unpaired, the first any new one can pair with.
+                guard !oldRepeats else { continue }
+                var (oldNext, newNext) = (Int(head) + 1, newIndex + 1)
+                while oldNext < oldRange.upperBound, newNext < newRange.upperBound, oldToNew[oldNext] < 0, newToOld[newNext] < 0,
+                      old.hasIdentity(at: oldNext, of: newNext, in: new) {
+                    unpaired -= 1
+                    oldToNew[oldNext] = Int32(newNext)
+                    newToOld[newNext] = Int32(oldNext)
+                    (oldNext, newNext) = (oldNext + 1, newNext + 1)
+                }
             }
         }
         return unpaired

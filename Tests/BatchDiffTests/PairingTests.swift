@@ -70,6 +70,31 @@ final class PairingTests: XCTestCase {
         }
     }
 
+    /// Old identities that never repeat (runs after a pair are then paired without the
+    /// table), new ones that do: copies of old ones inserted, runs moved, some removed.
+    func testUniqueOldIdentitiesPairInOrderOfAppearance() {
+        var rng = SplitMix64(state: 0x0111_0E57)
+        for _ in 0..<4000 {
+            let old = (0..<Int.random(in: 0...40, using: &rng)).map { "row-\($0)" }
+            var new = old
+            for _ in 0..<Int.random(in: 0...4, using: &rng) where !new.isEmpty {
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: new.insert(new.randomElement(using: &rng)!, at: Int.random(in: 0...new.count, using: &rng))
+                case 1: new.remove(at: Int.random(in: new.indices, using: &rng))
+                case 2:
+                    let start = Int.random(in: new.indices, using: &rng)
+                    let run = Array(new[start..<min(new.count, start + Int.random(in: 1...8, using: &rng))])
+                    new.removeSubrange(start..<start + run.count)
+                    new.insert(contentsOf: run, at: Int.random(in: 0...new.count, using: &rng))
+                default: new.insert("new-\(Int.random(in: 0..<5, using: &rng))", at: Int.random(in: 0...new.count, using: &rng))
+                }
+            }
+            var pairing = Pairing(oldCount: old.count, newCount: new.count)
+            pairing.pair(old: old.map(Name.init), 0..<old.count, new: new.map(Name.init), 0..<new.count)
+            XCTAssertEqual(pairing.oldToNew.map { max($0, -1) }, expectedOldToNew(old, 0..<old.count, new, 0..<new.count), "\(old) -> \(new)")
+        }
+    }
+
     /// Rows named by strings, diffed as sections: the same batch as the same rows numbered
     /// (rows read in place, the rows left over paired across sections). Some numbers have two
     /// spellings, equal as strings, drawn at random for each row.
