@@ -66,7 +66,7 @@ BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.t
 # (scripts/bench-runs.py), then a feed's PUT and changes against POST /diff (bench-feed).
 bench: release
 	$(BENCH_ENV) scripts/bench-runs.py .build/release/BatchDiffBenchmark .build/release/batchdiff
-	scripts/bench-feed.py .build/release/batchdiff
+	$(MAKE) bench-feed
 
 # A feed's PUT and its first uncached changes, each against POST /diff of the same pair
 # (100,000 objects; five runs, a fresh feed each). Also the last part of `make bench`.

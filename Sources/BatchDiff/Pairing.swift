@@ -34,6 +34,13 @@ struct Pairing {
     @inlinable @inline(__always)
     static func keptHash(in entry: Int32) -> Int? { entry < -1 ? Int(UInt32(bitPattern: entry) & 0x7FFF_FFFF) : nil }
 
+    /// The 31 hash bits of the unpaired element at `index` of `elements`, whose entry is
+    /// `entry`: those it keeps, or computed.
+    @inlinable @inline(__always)
+    static func keptHash<Elements: DiffableElements>(in entry: Int32, of index: Int, in elements: Elements) -> Int {
+        keptHash(in: entry) ?? keptBits(of: elements.identityHash(at: index))
+    }
+
     @inlinable
     init(oldCount: Int, newCount: Int) {
         oldToNew = [Int32](filling: -1, count: oldCount)

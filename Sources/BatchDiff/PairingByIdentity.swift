@@ -13,16 +13,9 @@ extension Pairing {
         old: Elements, _ oldCandidates: Range<Int>, new: Elements, _ newCandidates: Range<Int>,
         oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
     ) {
-        var oldStart = oldCandidates.lowerBound
-        var newStart = newCandidates.lowerBound
-        while oldStart < oldCandidates.upperBound, newStart < newCandidates.upperBound,
-              oldToNew[oldStart] < 0, newToOld[newStart] < 0,
-              old.hasIdentity(at: oldStart, of: newStart, in: new) {
-            oldToNew[oldStart] = Int32(newStart)
-            newToOld[newStart] = Int32(oldStart)
-            oldStart += 1
-            newStart += 1
-        }
+        let front = pairRun(old: old, from: oldCandidates.lowerBound, before: oldCandidates.upperBound,
+                            new: new, from: newCandidates.lowerBound, before: newCandidates.upperBound, oldToNew: oldToNew, newToOld: newToOld)
+        let (oldStart, newStart) = (oldCandidates.lowerBound + front, newCandidates.lowerBound + front)
         var oldEnd = oldCandidates.upperBound
         var newEnd = newCandidates.upperBound
         while oldEnd > oldStart, newEnd > newStart, oldToNew[oldEnd - 1] < 0, newToOld[newEnd - 1] < 0,
@@ -41,13 +34,34 @@ extension Pairing {
         if leftUnpaired == 0 || noneLeftUnpaired(
             withIdentitiesOf: oldBack, in: old, oldStart..<oldEnd, new, newStart..<newEnd, count: leftUnpaired, oldToNew: oldToNew, newToOld: newToOld
         ) {
-            for oldIndex in oldBack {
-                oldToNew[oldIndex] = Int32(newEnd + oldIndex - oldEnd)
-                newToOld[newEnd + oldIndex - oldEnd] = Int32(oldIndex)
-            }
+            for oldIndex in oldBack { link(old: oldIndex, new: newEnd + oldIndex - oldEnd, oldToNew: oldToNew, newToOld: newToOld) }
         } else {
             pairByTable(old: old, oldStart..<oldCandidates.upperBound, new: new, newStart..<newCandidates.upperBound, oldToNew: oldToNew, newToOld: newToOld)
         }
+    }
+
+    /// Pairs `old[oldStart]` with `new[newStart]`, the next with the next, and so on while
+    /// both are unpaired, before their bounds, and of the same identity; returns how many.
+    @inlinable @inline(__always)
+    static func pairRun<Elements: DiffableElements>(
+        old: Elements, from oldStart: Int, before oldEnd: Int, new: Elements, from newStart: Int, before newEnd: Int,
+        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>
+    ) -> Int {
+        var length = 0
+        while oldStart + length < oldEnd, newStart + length < newEnd,
+              oldToNew[oldStart + length] < 0, newToOld[newStart + length] < 0,
+              old.hasIdentity(at: oldStart + length, of: newStart + length, in: new) {
+            link(old: oldStart + length, new: newStart + length, oldToNew: oldToNew, newToOld: newToOld)
+            length += 1
+        }
+        return length
+    }
+
+    /// Pairs the old element at `oldIndex` with the new one at `newIndex`, in the entries.
+    @inlinable @inline(__always)
+    static func link(old oldIndex: Int, new newIndex: Int, oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>) {
+        oldToNew[oldIndex] = Int32(newIndex)
+        newToOld[newIndex] = Int32(oldIndex)
     }
 
     /// Pairs the unpaired elements of `old[oldRange]` and `new[newRange]` through one hash
@@ -86,21 +100,14 @@ extension Pairing {
                     continue
                 }
                 unpaired -= 1
-                oldToNew[Int(head)] = Int32(newIndex)
-                newToOld[newIndex] = head
+                link(old: Int(head), new: newIndex, oldToNew: oldToNew, newToOld: newToOld)
                 table.setHead(nextRepeat[Int(head) - oldRange.lowerBound], at: slot)
                 // The run that goes on after a pair, in both, is paired without the table when
                 // no old identity repeats: each old element is then the only one of its
                 // identity, and unpaired, the first any new one can pair with.
                 guard !oldRepeats else { continue }
-                var (oldNext, newNext) = (Int(head) + 1, newIndex + 1)
-                while oldNext < oldRange.upperBound, newNext < newRange.upperBound, oldToNew[oldNext] < 0, newToOld[newNext] < 0,
-                      old.hasIdentity(at: oldNext, of: newNext, in: new) {
-                    unpaired -= 1
-                    oldToNew[oldNext] = Int32(newNext)
-                    newToOld[newNext] = Int32(oldNext)
-                    (oldNext, newNext) = (oldNext + 1, newNext + 1)
-                }
+                unpaired -= pairRun(old: old, from: Int(head) + 1, before: oldRange.upperBound,
+                                    new: new, from: newIndex + 1, before: newRange.upperBound, oldToNew: oldToNew, newToOld: newToOld)
             }
         }
         return unpaired
@@ -120,12 +127,12 @@ extension Pairing {
         var table = IdentityTable(capacityFor: count)
         var filter = IdentityFilter(capacityFor: count)
         for oldIndex in oldMiddle where oldToNew[oldIndex] < 0 {
-            let hash = keptHash(in: oldToNew[oldIndex]) ?? keptBits(of: old.identityHash(at: oldIndex))
+            let hash = keptHash(in: oldToNew[oldIndex], of: oldIndex, in: old)
             table.insert(oldIndex, hash: hash)
             filter.add(hash: hash)
         }
         for newIndex in newMiddle where newToOld[newIndex] < 0 {
-            let hash = keptHash(in: newToOld[newIndex]) ?? keptBits(of: new.identityHash(at: newIndex))
+            let hash = keptHash(in: newToOld[newIndex], of: newIndex, in: new)
             table.insert(old.count + newIndex, hash: hash)
             filter.add(hash: hash)
         }

@@ -24,31 +24,34 @@ public struct SectionRows<Header, Item: Diffable>: DiffableElements {
 
     @inlinable public var count: Int { sectionOfRow.count }
 
+    /// The section of the row at `position`, and the row's index in it.
+    @inlinable @inline(__always)
+    func location(of position: Int) -> (section: Int, row: Int) {
+        let section = Int(sectionOfRow[position])
+        return (section, position - starts[section])
+    }
+
     @inlinable @inline(__always)
     public func element(at position: Int) -> Item {
-        let section = Int(sectionOfRow[position])
-        return sections[section].items[position - starts[section]]
+        let at = location(of: position)
+        return sections[at.section].items[at.row]
     }
 
     @inlinable @inline(__always)
     public func identityHash(at position: Int) -> Int {
-        let section = Int(sectionOfRow[position])
-        return sections[section].items[position - starts[section]].identityHash
+        let at = location(of: position)
+        return sections[at.section].items[at.row].identityHash
     }
 
     @inlinable @inline(__always)
     public func hasIdentity(at position: Int, of otherPosition: Int, in other: Self) -> Bool {
-        let section = Int(sectionOfRow[position])
-        let otherSection = Int(other.sectionOfRow[otherPosition])
-        return sections[section].items[position - starts[section]].identity
-            == other.sections[otherSection].items[otherPosition - other.starts[otherSection]].identity
+        let (at, otherAt) = (location(of: position), other.location(of: otherPosition))
+        return sections[at.section].items[at.row].identity == other.sections[otherAt.section].items[otherAt.row].identity
     }
 
     @inlinable @inline(__always)
     public func hasContent(at position: Int, of otherPosition: Int, in other: Self) -> Bool {
-        let section = Int(sectionOfRow[position])
-        let otherSection = Int(other.sectionOfRow[otherPosition])
-        return sections[section].items[position - starts[section]]
-            .isContentEqual(to: other.sections[otherSection].items[otherPosition - other.starts[otherSection]])
+        let (at, otherAt) = (location(of: position), other.location(of: otherPosition))
+        return sections[at.section].items[at.row].isContentEqual(to: other.sections[otherAt.section].items[otherAt.row])
     }
 }

@@ -25,7 +25,7 @@ struct SelectedElements<Base: DiffableElements>: DiffableElements {
     @inlinable @inline(__always)
     func identityHash(at position: Int) -> Int {
         let index = positions[position]
-        return Pairing.keptHash(in: entries[index]) ?? Pairing.keptBits(of: base.identityHash(at: index))
+        return Pairing.keptHash(in: entries[index], of: index, in: base)
     }
 
     @inlinable @inline(__always)

@@ -41,11 +41,4 @@ public struct AccessLine: Sendable {
         bytes.append(contentsOf: " out=".utf8)
         bytes.append(contentsOf: String(bytesOut).utf8)
     }
-
-    /// The line's text.
-    public var text: String {
-        var bytes: [UInt8] = []
-        write(into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }

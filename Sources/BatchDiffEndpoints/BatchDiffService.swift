@@ -25,16 +25,16 @@ public final class BatchDiffService: Sendable {
 
     /// A service whose feeds live in `store`, that records its metrics through swift-metrics
     /// (bootstrap it with ``prometheusFactory(registry:)`` first) and shows those of
-    /// `metricsRegistry` on `/metrics`. Each finished request's line goes to `accessLog`,
-    /// or without one, to `logger` at `info`, made text on the request's thread.
+    /// `metricsRegistry` on `/metrics`. Each finished request's line goes to `accessLog`
+    /// while `logger` logs at `info` or below.
     public init(
         configuration: ServiceConfiguration, store: any FeedStore, logger: Logger, metricsRegistry: PrometheusCollectorRegistry,
-        accessLog: AccessLog? = nil
+        accessLog: @escaping AccessLog
     ) {
         self.configuration = configuration
         self.logger = logger
         self.metricsRegistry = metricsRegistry
-        self.accessLog = accessLog ?? { [logger] line in logger.info("\(line.text)") }
+        self.accessLog = accessLog
         feeds = Feeds(store: store, maxFeedMemory: configuration.maxFeedMemory)
     }
 

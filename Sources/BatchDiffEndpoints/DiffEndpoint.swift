@@ -42,13 +42,14 @@ extension BatchDiffService {
             // A member named twice is ambiguous (RFC 8259 §4: which one counts is up to the
             // reader); only the first is read as a collection as it is parsed.
             let seen: Bool
-            switch key.string {
+            let name = key.string
+            switch name {
             case "old": (seen, old) = (old != nil, value)
             case "new": (seen, new) = (new != nil, value)
             case "options": (seen, options) = (options != nil, value)
-            default: throw Problem.wrongShape("body: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected old, new, options")
+            default: throw Problem.wrongShape("body: unknown member \(Self.quoted(name)); expected old, new, options")
             }
-            if seen { throw Problem.wrongShape("body: the member \(key.string.map { $0.debugDescription } ?? "?") appears twice") }
+            if seen { throw Problem.wrongShape("body: the member \(Self.quoted(name)) appears twice") }
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }
@@ -106,7 +107,8 @@ extension BatchDiffService {
         guard let value else { return (idKey, options, answer) }
         guard value.isObject else { throw Problem.invalidOption("options: expected an object, found \(value.kindName)") }
         for (key, member) in value.members {
-            switch key.string {
+            let name = key.string
+            switch name {
             case "idKey":
                 guard let text = member.string, !text.isEmpty else {
                     throw Problem.invalidOption("options.idKey: expected a non-empty string, found \(member.kindName)")
@@ -118,12 +120,15 @@ extension BatchDiffService {
             case let name? where try answer.read(name, member):
                 continue
             default:
-                throw Problem.invalidOption(
-                    "options: unknown member \(key.string.map { $0.debugDescription } ?? "?"); expected idKey, moves, format, changedMembers, maxChanges"
-                )
+                throw Problem.invalidOption("options: unknown member \(Self.quoted(name)); expected idKey, moves, format, changedMembers, maxChanges")
             }
         }
         if let mismatch = answer.formatMismatch { throw Problem.invalidOption("options.\(mismatch)") }
         return (idKey, options, answer)
+    }
+
+    /// A member's name as an error names it: quoted, or `?` when it is not valid text.
+    private static func quoted(_ name: String?) -> String {
+        name.map { $0.debugDescription } ?? "?"
     }
 }

@@ -8,9 +8,10 @@ struct PathPattern: Sendable {
 
     private let segments: [Segment]
     private let allowsTrailingSlash: Bool
-    /// The paths a pattern without parameters matches, compared whole (a request is matched
-    /// against every route until one fits, and most routes are such paths).
-    private let literalPaths: [String]?
+    /// Whether the pattern has no parameters: then a path matches it compared whole with
+    /// ``label`` (a request is matched against every route until one fits, and most routes
+    /// are such paths).
+    private let isLiteral: Bool
     /// The pattern as written, without `/?`: the route's name in metrics and documents.
     let label: String
 
@@ -20,18 +21,19 @@ struct PathPattern: Sendable {
         segments = label.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             segment.hasPrefix("{") && segment.hasSuffix("}") ? .parameter(name: String(segment.dropFirst().dropLast())) : .literal(segment)
         }
-        let literals = segments.compactMap { if case .literal(let text) = $0 { String(text) } else { nil } }
-        let path = "/" + literals.joined(separator: "/")  // as the walk below reads it
-        literalPaths = literals.count < segments.count ? nil : [path] + (allowsTrailingSlash ? [path + "/"] : [])
+        isLiteral = segments.allSatisfy { if case .literal = $0 { true } else { false } }
     }
 
     /// The values of the parameters if `path` matches, in the pattern's order; nil if not.
     /// A pattern with parameters walks the path in place, segment by segment: matching
     /// allocates nothing but the parameters' values.
     func match(_ path: String) -> PathParameters? {
-        if let literalPaths {
+        if isLiteral {
             // Byte for byte, as the walk below compares (String's == is canonical equivalence).
-            return literalPaths.contains { $0.utf8.elementsEqual(path.utf8) } ? PathParameters(values: []) : nil
+            let bytes = path.utf8
+            let matches = bytes.elementsEqual(label.utf8)
+                || (allowsTrailingSlash && bytes.last == UInt8(ascii: "/") && bytes.dropLast().elementsEqual(label.utf8))
+            return matches ? PathParameters(values: []) : nil
         }
         var rest = path.utf8[...]
         guard rest.first == UInt8(ascii: "/") else { return nil }

@@ -259,18 +259,19 @@ struct JSONParser: ~Copyable {
     /// envelope's collections (`POST /diff` refuses a body naming one twice). Later members
     /// of the same name are plain values: each collection read as such has room made for
     /// its rows, which repeats of one name must not multiply. `claimed` marks the names
-    /// taken in the object, a bit each.
+    /// taken in the object, a bit each (the envelope's by their index; `sections` and
+    /// `items`, one name in their objects, bit 0).
     private func memberRole(of key: Fingerprint, in role: Role, claimed: inout UInt64) -> Role {
         switch role {
         case .envelope:
             guard let index = collectionMembers.firstIndex(of: key), index < UInt64.bitWidth, claimed & (1 << index) == 0 else { return .plain }
             claimed |= 1 << index
             return .collection
-        case .collection where claimed == 0 && key == Self.sectionsKey:
-            claimed = 1
+        case .collection where claimed & 1 == 0 && key == Self.sectionsKey:
+            claimed |= 1
             return .sections
-        case .section where claimed == 0 && key == Self.itemsKey:
-            claimed = 1
+        case .section where claimed & 1 == 0 && key == Self.itemsKey:
+            claimed |= 1
             return .items
         default:
             return .plain

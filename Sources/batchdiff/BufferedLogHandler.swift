@@ -56,14 +56,13 @@ struct BufferedLogHandler: LogHandler {
         func append(level: Logger.Level, label: String, message: String, suffix: String) {
             let second = Self.currentSecond()
             holdingAShard { state in
-                guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
                 let start = state.bytes.count
                 state.stamp.write(second, into: &state.bytes)
                 Self.writeHead(level: level, label: label, into: &state.bytes)
                 state.bytes.append(contentsOf: message.utf8)
                 state.bytes.append(contentsOf: suffix.utf8)
                 state.bytes.append(UInt8(ascii: "\n"))
-                state.size += state.bytes.count - start
+                return state.bytes.count - start
             }
             if level >= .warning { flush() }
         }
@@ -73,19 +72,24 @@ struct BufferedLogHandler: LogHandler {
         func append(access line: AccessLine, label: String) {
             let second = Self.currentSecond()
             holdingAShard { state in
-                guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
                 state.access.append((state.bytes.count, second, label, line))
-                state.size += Self.accessLineBytes + line.path.utf8.count
+                return Self.accessLineBytes + line.path.utf8.count
             }
         }
 
-        /// Runs `body` with the first shard no other thread holds (or, all held, waits for one).
-        private func holdingAShard(_ body: (inout Shard.State) -> Void) {
+        /// Runs `body`, which buffers a line and returns the bytes it counts for, with the
+        /// first shard no other thread holds (or, all held, waits for one); a full shard counts
+        /// the line dropped instead.
+        private func holdingAShard(_ body: (inout Shard.State) -> Int) {
+            func buffer(into state: inout Shard.State) {
+                guard state.size < Self.bound / Self.shardCount else { return state.dropped += 1 }
+                state.size += body(&state)
+            }
             let first = next.add(1, ordering: .relaxed).oldValue
             let written = (0..<shards.count).contains { offset in
-                shards[(first + offset) % shards.count].state.withLockIfAvailable { body(&$0) } != nil
+                shards[(first + offset) % shards.count].state.withLockIfAvailable { buffer(into: &$0) } != nil
             }
-            if !written { shards[first % shards.count].state.withLock { body(&$0) } }
+            if !written { shards[first % shards.count].state.withLock { buffer(into: &$0) } }
         }
 
         /// Writes what is buffered; when it returns, every line buffered before it is out.
@@ -103,23 +107,23 @@ struct BufferedLogHandler: LogHandler {
                 if taken.dropped > 0 {
                     try? FileHandle.standardError.write(contentsOf: Data("\(taken.dropped) log lines dropped: standard error did not keep up\n".utf8))
                 }
-                guard !taken.bytes.isEmpty || !taken.access.isEmpty else { continue }
-                var text = taken.bytes
-                if !taken.access.isEmpty {
-                    // The access lines made text, each where it was buffered among the others.
-                    text = []
-                    text.reserveCapacity(taken.bytes.count + taken.access.count * Self.accessLineBytes)
-                    var copied = 0
-                    for entry in taken.access {
-                        text.append(contentsOf: taken.bytes[copied..<entry.offset])
-                        copied = entry.offset
-                        stamp.write(entry.second, into: &text)
-                        Self.writeHead(level: .info, label: entry.label, into: &text)
-                        entry.line.write(into: &text)
-                        text.append(UInt8(ascii: "\n"))
-                    }
-                    text.append(contentsOf: taken.bytes[copied...])
+                guard !taken.access.isEmpty else {
+                    if !taken.bytes.isEmpty { try? FileHandle.standardError.write(contentsOf: Data(taken.bytes)) }
+                    continue
                 }
+                // The access lines made text, each where it was buffered among the others.
+                var text: [UInt8] = []
+                text.reserveCapacity(taken.bytes.count + taken.access.count * Self.accessLineBytes)
+                var copied = 0
+                for entry in taken.access {
+                    text.append(contentsOf: taken.bytes[copied..<entry.offset])
+                    copied = entry.offset
+                    stamp.write(entry.second, into: &text)
+                    Self.writeHead(level: .info, label: entry.label, into: &text)
+                    entry.line.write(into: &text)
+                    text.append(UInt8(ascii: "\n"))
+                }
+                text.append(contentsOf: taken.bytes[copied...])
                 try? FileHandle.standardError.write(contentsOf: Data(text))
             }
         }
