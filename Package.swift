@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(
             name: "BatchDiffServiceTests",
-            dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "TestSupport"]
+            dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "Gzip", "TestSupport"]
         ),
     ]
 )

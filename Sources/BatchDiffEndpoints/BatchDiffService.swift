@@ -239,6 +239,16 @@ extension HTTPResponse {
     static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
+
+    /// A JSON answer many clients receive (of the media type `type`): its text, and its gzip
+    /// form made once, shared.
+    static func json(
+        _ status: Int, shared answer: SharedAnswer, type: String = "application/json", headers: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: [("Content-Type", type)] + headers, body: answer.bytes)
+        response.gzippedBody = { answer.gzipped }
+        return response
+    }
 }
 
 extension Error {

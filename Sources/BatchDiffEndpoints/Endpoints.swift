@@ -106,6 +106,10 @@ extension BatchDiffService {
         return nil
     }
 
+    /// The health checks' paths, answered even when every connection slot is taken
+    /// (``HTTPServerConfiguration/probePaths``).
+    public static let probePaths: Set<String> = ["/healthz", "/readyz"]
+
     /// `GET /healthz`: the process serves (liveness: never about the store).
     private static let healthAnswer = statusAnswer("ok")
 

@@ -3,10 +3,11 @@ import Gzip
 import HTTPServer
 
 /// gzip for the answers of a request that accepts it (`Accept-Encoding`, RFC 9110 §12.5.3):
-/// an answer over ``minimumSize`` bytes is sent `Content-Encoding: gzip`, its `ETag` made
-/// weak (the bytes differ from the plain answer's); every answer that size carries
-/// `Vary: Accept-Encoding`, since its encoding depends on the header. Smaller answers, and
-/// clients that do not ask, get it plain.
+/// an answer over ``minimumSize`` bytes is sent `Content-Encoding: gzip`, its `ETag`
+/// `"<version>-gzip"` (``EntityTag``: the bytes differ from the plain answer's, the version
+/// is the same); every answer that size carries `Vary: Accept-Encoding`, since its encoding
+/// depends on the header. Smaller answers, and clients that do not ask, get it plain. An
+/// answer that carries its gzip form (``HTTPResponse/gzippedBody``) is not compressed again.
 struct ResponseEncoding: Sendable {
     /// Answers up to this size are sent plain: compressing them saves nothing worth a header.
     static let minimumSize = 1024
@@ -42,7 +43,7 @@ struct ResponseEncoding: Sendable {
         case .success(let answer): response = answer
         case .failure(let problem): response = problem.response
         }
-        guard acceptsGzip && response.body.count >= Self.offloadedSize else { return .now(encoded(response)) }
+        guard acceptsGzip && response.body.count >= Self.offloadedSize && response.gzippedBody == nil else { return .now(encoded(response)) }
         return .later { pending in
             Task { pending.send(await encodedOffThread(response)) }
         }
@@ -51,6 +52,7 @@ struct ResponseEncoding: Sendable {
     /// `response` encoded; compressed on a worker when it is large.
     func encodedOffThread(_ response: HTTPResponse) async -> HTTPResponse {
         guard acceptsGzip && response.body.count >= Self.offloadedSize else { return encoded(response) }
+        // A shared gzip form may still have to be made (once, for every client).
         return await Workers.run { encoded(response) }
     }
 
@@ -60,12 +62,12 @@ struct ResponseEncoding: Sendable {
         var encoded = response
         encoded.headers.append(("Vary", "Accept-Encoding"))
         guard acceptsGzip else { return encoded }
-        encoded.body = Gzip.compress(response.body)
+        encoded.body = response.gzippedBody?() ?? Gzip.compress(response.body)
+        encoded.gzippedBody = nil
         encoded.headers.append(("Content-Encoding", "gzip"))
-        // The compressed bytes are not the plain ones: their tag is weak (If-None-Match
-        // compares weakly; If-Match compares strongly and never matches it).
+        // The compressed bytes are not the plain ones: their tag says so, naming the same version.
         encoded.headers = encoded.headers.map { header in
-            header.name.lowercased() == "etag" && !header.value.hasPrefix("W/") ? (header.name, "W/" + header.value) : header
+            header.name.lowercased() == "etag" ? (header.name, EntityTag.compressed(header.value)) : header
         }
         return encoded
     }

@@ -3,10 +3,11 @@
 enum ServerSentEvent {
     /// An event: `event: <type>` (none for a plain message), `id: <id>` (none: the client
     /// keeps the last), then the data, one `data:` line per line of it (a client joins them
-    /// with line feeds), then a blank line.
-    static func event(_ type: String? = nil, id: Int?, data: [UInt8]) -> [[UInt8]] {
+    /// with line feeds), then a blank line. `hasLineBreaks`, when known, spares a look
+    /// through the data: data of one line is sent as it is, shared by every stream.
+    static func event(_ type: String? = nil, id: Int?, data: [UInt8], hasLineBreaks: Bool? = nil) -> [[UInt8]] {
         let head = (type.map { "event: \($0)\n" } ?? "") + (id.map { "id: \($0)\n" } ?? "")
-        let lineBreaks = data.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        let lineBreaks = hasLineBreaks ?? data.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         guard lineBreaks else { return [Array(head.utf8), Self.dataField, data, Self.eventEnd] }
         // CR, LF and CRLF all end a line of the stream: each line of the data is a field.
         var lines: [UInt8] = []

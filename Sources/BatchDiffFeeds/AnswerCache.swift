@@ -1,33 +1,49 @@
 import BatchDiffJSON
 import Synchronization
 
-/// Answers of `changes?since=` kept for reuse: per feed, for its latest version only, and
-/// bounded in bytes: per feed, and in all by the room the feeds' memory leaves them (other
-/// feeds' answers are dropped to make room for a new one; one that still does not fit is
-/// not kept). Answers being computed are shared too, so a question many clients ask
-/// at once costs one diff (docs/feeds.md §9).
+/// Answers of `GET /feeds/{id}` and `changes?since=` kept for reuse: per feed, for its
+/// latest version only, and bounded: in questions and bytes per feed, and in all by the
+/// room the feeds' memory leaves them (other feeds' answers are dropped to make room for a
+/// new one; one that still does not fit is not kept). Answers being computed are shared
+/// too, so a question many clients ask at once costs one diff (docs/feeds.md §9). A
+/// question leaves out what only decides how a computed batch is written (`maxChanges`):
+/// clients that differ in it share one computation (``ComputedAnswer``).
 final class AnswerCache: Sendable {
-    /// A question: the answer from `since` to `latest` of one feed, as `options` ask for it.
+    /// A question: the latest document of one feed, or its changes from a version.
     struct Question: Hashable {
         var feed: FeedID
-        var since: Int
         var latest: Int
-        var options = AnswerOptions()
+        var asked: Asked
+    }
+
+    /// What a question asks for.
+    enum Asked: Hashable {
+        /// The latest document, `{"feed","version","data"}`.
+        case document
+        /// The changes from `since`, in `format`, with `changedMembers` or not.
+        case changes(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
+
+        /// The changes from `since` as `options` ask for them, `maxChanges` aside.
+        static func changes(since: Int, options: AnswerOptions) -> Asked {
+            .changes(since: since, format: options.format, changedMembers: options.changedMembers)
+        }
     }
 
     /// Bytes of answers kept per feed; past it that feed's answers are dropped.
     static let perFeedLimit = 32 << 20
+    /// Questions kept per feed; past it that feed's answers are dropped.
+    static let perFeedQuestions = 64
 
     private struct Kept {
         var latest: Int
-        var answers: [Question: [UInt8]] = [:]
+        var answers: [Question: ComputedAnswer] = [:]
         var bytes = 0
     }
 
     private struct State {
         var kept: [FeedID: Kept] = [:]
         var bytes = 0
-        var computing: [Question: Task<[UInt8], any Error>] = [:]
+        var computing: [Question: Task<ComputedAnswer, any Error>] = [:]
 
         mutating func remove(_ feed: FeedID) {
             if let removed = kept.removeValue(forKey: feed) { bytes -= removed.bytes }
@@ -45,18 +61,18 @@ final class AnswerCache: Sendable {
     /// The answer to `question`, and whether it was reused (kept, or computed for another
     /// client at the same time) rather than computed by `compute` for this call.
     func answer(
-        _ question: Question, compute: @escaping @Sendable () async throws(FeedError) -> [UInt8]
-    ) async throws(FeedError) -> (answer: [UInt8], reused: Bool) {
+        _ question: Question, compute: @escaping @Sendable () async throws(FeedError) -> ComputedAnswer
+    ) async throws(FeedError) -> (answer: ComputedAnswer, reused: Bool) {
         enum Found {
-            case kept([UInt8])
-            case computing(Task<[UInt8], any Error>, mine: Bool)
+            case kept(ComputedAnswer)
+            case computing(Task<ComputedAnswer, any Error>, mine: Bool)
         }
         let found = state.withLock { state -> Found in
             if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question] {
                 return .kept(answer)
             }
             if let task = state.computing[question] { return .computing(task, mine: false) }
-            let task = Task { () async throws -> [UInt8] in try await compute() }
+            let task = Task { () async throws -> ComputedAnswer in try await compute() }
             state.computing[question] = task
             return .computing(task, mine: true)
         }
@@ -80,16 +96,18 @@ final class AnswerCache: Sendable {
     }
 
     /// Keeps `answer` for `question` (an answer made with a write, say).
-    func keep(_ answer: [UInt8], for question: Question) {
+    func keep(_ answer: ComputedAnswer, for question: Question) {
         state.withLock { keep(answer, for: question, in: &$0) }
     }
 
-    private func keep(_ answer: [UInt8], for question: Question, in state: inout State) {
+    private func keep(_ answer: ComputedAnswer, for question: Question, in state: inout State) {
         var kept = state.kept[question.feed] ?? Kept(latest: question.latest)
         guard kept.latest <= question.latest else { return }  // a newer version is here already
-        if kept.latest < question.latest || kept.bytes + answer.capacity > Self.perFeedLimit { kept = Kept(latest: question.latest) }
+        if kept.latest < question.latest || kept.bytes + answer.byteCount > Self.perFeedLimit || kept.answers.count >= Self.perFeedQuestions {
+            kept = Kept(latest: question.latest)
+        }
         state.remove(question.feed)
-        kept.bytes += answer.capacity - (kept.answers[question]?.capacity ?? 0)  // as allocated
+        kept.bytes += answer.byteCount - (kept.answers[question]?.byteCount ?? 0)  // as allocated
         kept.answers[question] = answer
         let room = room()
         if state.bytes + kept.bytes > room {

@@ -62,31 +62,33 @@ enum FeedAnswers {
         return output.bytes
     }
 
+    /// The answer to `changes?since=` as computed once for every client (``ComputedAnswer``):
+    /// the answer in full (``changes(feed:from:latest:batch:format:changedMembers:)``, or
+    /// `patch`, the JSON Patch, for that format), and the reload that clients whose
+    /// `maxChanges` the batch passes get instead.
+    static func computed(
+        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8]
+    ) -> ComputedAnswer {
+        let counts = BatchCounts(batch)
+        return ComputedAnswer(full: full, operationCount: batch.operationCount) {
+            reload(feed: feed, from: from, latest: latest, counts: counts)
+        }
+    }
+
     /// The answer to `changes?since=`: `{"feed","from","to", ...batch, "values"}`, where
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
-    /// version `from`, aligned one-to-one with the batch's index lists. A batch past the
-    /// client's `maxChanges` is `{"feed","from","to","reload":true,"counts","data"}`, `data`
-    /// the whole latest collection. In the steps format, `{"feed","from","to","steps","counts"}`,
-    /// insert and change steps carrying their new elements.
+    /// version `from`, aligned one-to-one with the batch's index lists. In the steps format,
+    /// `{"feed","from","to","steps","counts"}`, insert and change steps carrying their new
+    /// elements. (`maxChanges` is applied after: ``reload(feed:from:latest:counts:)``.)
     static func changes(
-        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
+        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, format: AnswerOptions.Format = .batch,
         changedMembers: ChangedMembers? = nil
     ) throws(FeedError) -> [UInt8] {
-        let reloads = options.reloads(batch)
-        var output = JSONOutput(capacity: reloads ? latest.bytes.count + 256 : 1024)
+        var output = JSONOutput(capacity: 1024)
         do {
             try output.object { output in
-                output.key("feed")
-                output.string(feed)
-                output.key("from")
-                output.integer(from)
-                output.key("to")
-                output.integer(latest.version)
-                if reloads {
-                    output.reloadMembers(batch)
-                    output.key("data")
-                    output.value(text: latest.bytes)
-                } else if options.format == .steps {
+                members(feed: feed, from: from, to: latest.version, into: &output)
+                if format == .steps {
                     let elements = FlatElements(latest)
                     try output.stepsMembers(batch) { output, position in try elements.write(position, into: &output) }
                 } else {
@@ -99,6 +101,29 @@ enum FeedAnswers {
             throw .internalFailure("feed \(feed): the values of the batch from \(from) to \(latest.version): \(error)")
         }
         return output.bytes
+    }
+
+    /// The answer to `changes?since=` for a client whose `maxChanges` the batch passes:
+    /// `{"feed","from","to","reload":true,"counts","data"}`, `data` the whole latest collection.
+    static func reload(feed: String, from: Int, latest: Snapshot, counts: BatchCounts) -> [UInt8] {
+        var output = JSONOutput(capacity: latest.bytes.count + 256)
+        output.object { output in
+            members(feed: feed, from: from, to: latest.version, into: &output)
+            output.reloadMembers(counts)
+            output.key("data")
+            output.value(text: latest.bytes)
+        }
+        return output.bytes
+    }
+
+    /// `"feed","from","to"`, the members every `changes` answer begins with.
+    private static func members(feed: String, from: Int, to: Int, into output: inout JSONOutput) {
+        output.key("feed")
+        output.string(feed)
+        output.key("from")
+        output.integer(from)
+        output.key("to")
+        output.integer(to)
     }
 
     /// The answer to `changes?since=&format=json-patch`: the bare RFC 6902 patch from the

@@ -105,7 +105,7 @@ public final class Feeds: Sendable {
             if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
             guard try await store.append(next, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
             metrics.answersComputed.increment()
-            answers.keep(made.changes, for: AnswerCache.Question(feed: id, since: base.version, latest: next.version))
+            answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
             return FeedWrite(version: next.version, changed: true, body: made.write)
         }
     }
@@ -114,12 +114,13 @@ public final class Feeds: Sendable {
     /// it, and the answer for clients at `base` (who ask next, most without options).
     private static func answers(
         writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions
-    ) throws(FeedError) -> (write: [UInt8], changes: [UInt8]) {
+    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
         let batch = try batch(from: base.collection, to: latest.collection)
-        let changes = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
+        let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
+        let changes = FeedAnswers.computed(feed: id.name, from: base.version, latest: latest, batch: batch, full: full)
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
         return (try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed), changes)
     }
@@ -148,12 +149,12 @@ public final class Feeds: Sendable {
     /// The latest version of feed `id` and its answer, `{"feed","version","data"}`.
     public func latest(of id: FeedID) async throws(FeedError) -> FeedDocument {
         guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
-        return FeedDocument(feed: id, snapshot: stored.snapshot)
+        return FeedDocument(feed: id, snapshot: stored.snapshot, answers: answers)
     }
 
     /// The batch from version `since` of feed `id` to its latest, with the values, as
     /// `options` ask for it. A client at the latest waits up to `wait` for the next version
-    /// (a long poll).
+    /// (a long poll). Clients that differ only in `maxChanges` share one computation.
     public func changes(
         of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> ChangesAnswer {
@@ -161,19 +162,19 @@ public final class Feeds: Sendable {
         let (latest, idKey) = (found.snapshot, found.idKey)
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let question = AnswerCache.Question(feed: id, since: since, latest: latest.version, options: options)
-        let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> [UInt8] in
+        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: options))
+        let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> ComputedAnswer in
             let withText = options.changedMembers || options.format == .jsonPatch
             let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
             return try await Workers.run { () throws(FeedError) in
                 let batch = try Self.batch(from: old.collection, to: latest.collection)
-                if options.format == .jsonPatch && !options.reloads(batch) {
-                    return try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
-                }
-                return try FeedAnswers.changes(
-                    feed: id.name, from: since, latest: latest, batch: batch, options: options,
-                    changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: options)
-                )
+                let full = options.format == .jsonPatch
+                    ? try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
+                    : try FeedAnswers.changes(
+                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format,
+                        changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: options)
+                    )
+                return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full)
             }
         }
         if wasReused {
@@ -181,7 +182,7 @@ public final class Feeds: Sendable {
         } else {
             metrics.answersComputed.increment()
         }
-        return ChangesAnswer(body: answer, latest: latest.version)
+        return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest.version)
     }
 
     /// The latest version of feed `id`, once it is past version `since` (at once when it
@@ -254,10 +255,13 @@ public final class Feeds: Sendable {
 }
 
 /// The answer to `changes`: its JSON (a bare JSON Patch array in that format, else an
-/// object), and the latest version it leads to.
+/// object), shared with every client that asked the same, and the latest version it leads to.
 public struct ChangesAnswer: Sendable {
-    public var body: [UInt8]
+    public var answer: SharedAnswer
     public var latest: Int
+
+    /// The answer's JSON.
+    public var body: [UInt8] { answer.bytes }
 
     /// Whether the body is a JSON Patch (a reload past `maxChanges` is an object).
     public var isPatch: Bool { body.first == UInt8(ascii: "[") }
@@ -273,16 +277,23 @@ public struct FeedWrite: Sendable {
     public var body: [UInt8]
 }
 
-/// A feed's latest version; its answer's JSON is written only when asked for (a
-/// conditional GET that answers 304 needs none).
+/// A feed's latest version; its answer's JSON is written only when first asked for (a
+/// conditional GET that answers 304 needs none), then kept for the version and shared.
 public struct FeedDocument: Sendable {
     let feed: FeedID
     let snapshot: Snapshot
+    let answers: AnswerCache
 
     public var version: Int { snapshot.version }
 
-    /// The answer's JSON: `{"feed","version","data"}`.
-    public var body: [UInt8] { FeedAnswers.latest(feed: feed.name, snapshot: snapshot) }
+    /// The answer, `{"feed","version","data"}`: one for every client of the version.
+    public func answer() async throws(FeedError) -> SharedAnswer {
+        let question = AnswerCache.Question(feed: feed, latest: snapshot.version, asked: .document)
+        let (feed, snapshot) = (feed, snapshot)
+        return try await answers.answer(question) { () async throws(FeedError) in
+            await Workers.run { ComputedAnswer(FeedAnswers.latest(feed: feed.name, snapshot: snapshot)) }
+        }.answer.full
+    }
 }
 
 /// What the feeds hold.

@@ -6,7 +6,7 @@ import BatchDiffJSON
 public struct Snapshot: Sendable {
     /// The version number; 0 until the snapshot is stored.
     public private(set) var version: Int
-    /// The JSON text, as the client sent it.
+    /// The JSON text, as the client sent it but for the whitespace between tokens (compact).
     public let bytes: [UInt8]
     /// The collection read from the text.
     public let collection: JSONCollection
@@ -39,10 +39,15 @@ public struct Snapshot: Sendable {
     }
 
     /// JSON `text` as a document whose collection's items are read with `idKey` as it is
-    /// parsed; ``FeedError/malformedJSON(_:)`` when it is not JSON.
+    /// parsed; ``FeedError/malformedJSON(_:)`` when it is not JSON. The document's text is
+    /// compact: a text with whitespace between its tokens (pretty-printed) is read again
+    /// without it, so that every answer that carries its items is compact (one line, as an
+    /// event stream shares it) and no byte is kept for layout.
     public static func document(_ text: [UInt8], idKey: String) throws(FeedError) -> JSONDocument {
         do throws(JSONSyntaxError) {
-            return try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+            let document = try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+            guard !document.isCompact else { return document }
+            return try JSONDocument(bytes: document.compactText, collections: .root, idKey: idKey)
         } catch {
             throw .malformedJSON(error)
         }

@@ -10,7 +10,7 @@ extension JSONOutput {
         case .list(let batch):
             key("rows")
             rowChanges(batch.rows, changedMembers: changedMembers?.rows) { $0.integer($1) }
-            counts(of: .list(batch))
+            counts(BatchCounts(.list(batch)))
         case .sectioned(let batch):
             key("sections")
             object { output in
@@ -26,16 +26,21 @@ extension JSONOutput {
             }
             key("rows")
             rowChanges(batch.rows, changedMembers: changedMembers?.rows) { $0.indexPath($1) }
-            counts(of: .sectioned(batch))
+            counts(BatchCounts(.sectioned(batch)))
         }
     }
 
     /// Appends `"reload":true` and the `counts` of `batch`: the answer of a batch past a
     /// client's `maxChanges` (docs/batch-format.md §7).
     public mutating func reloadMembers(_ batch: JSONBatch) {
+        reloadMembers(BatchCounts(batch))
+    }
+
+    /// Appends `"reload":true` and `"counts":…` of a batch whose counts are `counts`.
+    public mutating func reloadMembers(_ counts: BatchCounts) {
         key("reload")
         bool(true)
-        counts(of: batch)
+        self.counts(counts)
     }
 
     /// Appends `"steps":[…]` and `"counts":…`: `batch` as steps on the flat list an adapter
@@ -63,7 +68,7 @@ extension JSONOutput {
                 }
             }
         }
-        counts(of: batch)
+        counts(BatchCounts(batch))
     }
 
     /// The members of a range step: `op`, `at`, `count`, and the values of its positions.
@@ -81,21 +86,22 @@ extension JSONOutput {
     }
 
     /// Appends `"counts":…`: two integers for a list, two arrays for sections.
-    private mutating func counts(of batch: JSONBatch) {
+    private mutating func counts(_ counts: BatchCounts) {
         key("counts")
         object { output in
-            switch batch {
-            case .list(let batch):
-                output.key("old")
-                output.integer(batch.oldCount)
-                output.key("new")
-                output.integer(batch.newCount)
-            case .sectioned(let batch):
-                output.key("old")
-                output.array(batch.oldCounts) { $0.integer($1) }
-                output.key("new")
-                output.array(batch.newCounts) { $0.integer($1) }
-            }
+            output.key("old")
+            output.counts(counts.old, sectioned: counts.isSectioned)
+            output.key("new")
+            output.counts(counts.new, sectioned: counts.isSectioned)
+        }
+    }
+
+    /// A list's count (the one of `counts`), or each section's.
+    private mutating func counts(_ counts: [Int], sectioned: Bool) {
+        if sectioned {
+            array(counts) { $0.integer($1) }
+        } else {
+            integer(counts.first ?? 0)
         }
     }
 
@@ -158,5 +164,20 @@ extension JSONOutput {
 
     private mutating func indexPath(_ path: RowPath) {
         pair(path.section, path.row)
+    }
+}
+
+/// The counts of a batch's old and new collections (a list's one count, or each section's), all
+/// a reload says of its batch, kept without the batch.
+public struct BatchCounts: Sendable {
+    let old: [Int]
+    let new: [Int]
+    let isSectioned: Bool
+
+    public init(_ batch: JSONBatch) {
+        switch batch {
+        case .list(let batch): (old, new, isSectioned) = ([batch.oldCount], [batch.newCount], false)
+        case .sectioned(let batch): (old, new, isSectioned) = (batch.oldCounts, batch.newCounts, true)
+        }
     }
 }

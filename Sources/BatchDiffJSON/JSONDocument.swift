@@ -20,11 +20,13 @@ public struct JSONDocument: Sendable {
     let extractedArrays: [ExtractedArray]
     /// The identity member those items were read with.
     let extractionIdKey: Fingerprint?
+    /// Whether the text holds no whitespace between its tokens (``compactText``).
+    public let isCompact: Bool
 
     /// Parses `bytes`. Throws ``JSONSyntaxError`` with the byte offset of the first problem.
     public init(bytes: [UInt8], maxDepth: Int = 512) throws(JSONSyntaxError) {
         self.bytes = bytes
-        (nodes, rowStores, extractedArrays) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: nil)
+        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: nil)
         extractionIdKey = nil
     }
 
@@ -34,12 +36,41 @@ public struct JSONDocument: Sendable {
     public init(bytes: [UInt8], maxDepth: Int = 512, collections: CollectionPlacement, idKey: String) throws(JSONSyntaxError) {
         self.bytes = bytes
         let idKey = Fingerprint.string(idKey)
-        (nodes, rowStores, extractedArrays) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: (collections, idKey))
+        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: (collections, idKey))
         extractionIdKey = idKey
     }
 
     /// The root value.
     public var root: JSONValue { JSONValue(document: self, index: 0) }
+
+    /// The text without the whitespace between its tokens: the same JSON value, every
+    /// string as it was (``isCompact`` texts are returned as they are). In a valid text,
+    /// whitespace outside strings always stands beside punctuation or at either end, so
+    /// dropping all of it changes no value.
+    public var compactText: [UInt8] {
+        guard !isCompact else { return bytes }
+        var compact: [UInt8] = []
+        compact.reserveCapacity(bytes.count)
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                continue
+            }
+            compact.append(byte)
+        }
+        return compact
+    }
 }
 
 /// One value of a ``JSONDocument`` on its tape.

@@ -36,6 +36,8 @@ struct JSONParser: ~Copyable {
     /// While a collection's sections are parsed: the store their items go to, and where
     /// their array starts.
     private var sectionStore: (index: Int, start: Int)?
+    /// Whether whitespace was skipped between tokens (the text is not compact).
+    private var skippedWhitespace = false
 
     private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
                  collectionMembers: [Fingerprint] = [], nodeRoom: Int) {
@@ -48,8 +50,8 @@ struct JSONParser: ~Copyable {
 
     static func parse(
         _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?
-    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], rowStores: [JSONItems], extracted: [ExtractedArray]) {
-        let result: Result<([JSONNode], [JSONItems], [ExtractedArray]), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
+    ) throws(JSONSyntaxError) -> (nodes: [JSONNode], rowStores: [JSONItems], extracted: [ExtractedArray], isCompact: Bool) {
+        let result: Result<([JSONNode], [JSONItems], [ExtractedArray], Bool), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
             let rootRole: Role = switch collections?.placement {
             case nil: .plain
             case .root: .collection
@@ -68,7 +70,7 @@ struct JSONParser: ~Copyable {
                 _ = try parser.parseValue(depth: 0, role: rootRole)
                 parser.skipWhitespace()
                 guard parser.position == input.count else { throw parser.error("unexpected data after the JSON value") }
-                return .success((parser.nodes, parser.rowStores, parser.extracted))
+                return .success((parser.nodes, parser.rowStores, parser.extracted, !parser.skippedWhitespace))
             } catch {
                 return .failure(error)
             }
@@ -109,7 +111,9 @@ struct JSONParser: ~Copyable {
     private mutating func skipWhitespace() {
         while position < input.count {
             switch input[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            case 0x20, 0x0A, 0x0D, 0x09:
+                position += 1
+                skippedWhitespace = true
             default: return
             }
         }

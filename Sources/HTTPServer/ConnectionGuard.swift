@@ -2,10 +2,12 @@ import CGlibcExtras
 import Glibc
 import Synchronization
 
-/// Three guards libmicrohttpd lacks, kept for one daemon.
+/// Four guards libmicrohttpd lacks, kept for one daemon.
 /// - A gate at accept: in epoll mode libmicrohttpd stops accepting at its connection limit,
 ///   leaving more clients waiting in the backlog with no answer; the gate counts open
-///   connections and refuses the ones past the limit at once.
+///   connections and refuses the ones past the limit at once, but for
+///   ``probeConnections`` more, let in for health checks alone (a server whose slots are
+///   full of event streams still answers its orchestrator).
 /// - Deadlines: libmicrohttpd's timeout counts idle time only, so a client sending its
 ///   headers or its body a byte every few seconds keeps a connection forever. Each
 ///   connection has a deadline while it sends (the header timeout from its start, then the
@@ -15,18 +17,29 @@ import Synchronization
 ///   socket, so a client that vanishes while its long poll is parked would hold its slot for
 ///   the whole wait. The sweep polls parked sockets for a hang-up (a reset, or the client's
 ///   end closed) and tells whoever parked the connection (``ConnectionWatch/watchForHangUp(then:)``).
+/// - A floor under the send rate: a client that reads a whole answer slower than
+///   `minSendRate` bytes a second, over each ``sendRateWindow``, is cut off (its answer,
+///   shared with other clients, stays, but its slot is freed). Only whole bodies sent from
+///   memory are watched, never a parked request or a stream.
 final class ConnectionGuard: Sendable {
     private let limit: Int
     /// Seconds a new connection has for its first request's headers.
     private let headerTimeout: Int
+    /// Bytes a second a client must read of a whole answer (0: no floor).
+    private let minSendRate: Int
+    /// Connections let in past the limit for health checks alone.
+    static let probeConnections = 3
+    /// Seconds over which a connection's send rate is measured.
+    static let sendRateWindow = 30
     private let open = Atomic<Int>(0)
     /// The connections open, for the sweep; changed only when one starts or closes.
     private let watched = Mutex<(watches: [ObjectIdentifier: ConnectionWatch], stopped: Bool)>(([:], false))
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
 
-    init(limit: Int, headerTimeout: Int) {
+    init(limit: Int, headerTimeout: Int, minSendRate: Int) {
         self.limit = limit
         self.headerTimeout = headerTimeout
+        self.minSendRate = minSendRate
     }
 
     /// Starts sweeping deadlines.
@@ -50,13 +63,13 @@ final class ConnectionGuard: Sendable {
         }
     }
 
-    /// Whether a new connection may be accepted.
-    var admitsConnection: Bool { open.load(ordering: .relaxed) < limit }
+    /// Whether a new connection may be accepted (for health checks alone, past the limit).
+    var admitsConnection: Bool { open.load(ordering: .relaxed) < limit + Self.probeConnections }
 
     /// Counts and watches a connection that started on `socket`.
     func started(socket: Int32) -> ConnectionWatch {
-        open.add(1, ordering: .relaxed)
-        let watch = ConnectionWatch(socket: socket, deadline: instant(in: headerTimeout))
+        let opened = open.add(1, ordering: .relaxed)
+        let watch = ConnectionWatch(socket: socket, deadline: instant(in: headerTimeout), forProbesOnly: opened.newValue > limit)
         watched.withLock { state in
             guard !state.stopped else { return }
             state.watches[ObjectIdentifier(watch)] = watch
@@ -90,6 +103,10 @@ final class ConnectionGuard: Sendable {
                 if watch.isParked {
                     parked.append((watch, pollfd(fd: watch.socket, events: Int16(BD_POLLRDHUP), revents: 0)))
                 }
+                if minSendRate > 0, watch.readsTooSlowly(now: now, minimum: minSendRate * Self.sendRateWindow, window: Self.sendRateWindow) {
+                    shutdown(watch.socket, Int32(SHUT_RDWR))
+                    continue
+                }
                 let deadline = watch.deadline.load(ordering: .relaxed)
                 guard deadline != 0, now > deadline else { continue }
                 // The socket is shut down under the lock: a closed connection's number may be reused.
@@ -113,12 +130,48 @@ final class ConnectionGuard: Sendable {
 /// monotonic clock's nanoseconds, 0 for none), and what to do if it hangs up while parked.
 final class ConnectionWatch: Sendable {
     let socket: Int32
+    /// Whether the connection was let in past the limit, for health checks alone.
+    let isForProbesOnly: Bool
     fileprivate let deadline: Atomic<Int64>
     private let onHangUp = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Bytes of the body being sent handed to the socket so far.
+    private let bodyBytesSent = Atomic<Int>(0)
+    /// While a body is sent: when the current measure of its rate began (0: no body), and
+    /// the bytes sent then. Read and written by the sweep, once begun.
+    private let rateWindow = Mutex<(start: Int64, sentAtStart: Int)>((0, 0))
 
-    fileprivate init(socket: Int32, deadline: Int64) {
+    fileprivate init(socket: Int32, deadline: Int64, forProbesOnly: Bool) {
         self.socket = socket
         self.deadline = Atomic(deadline)
+        isForProbesOnly = forProbesOnly
+    }
+
+    /// A whole body starts to be sent: its rate is watched from now.
+    func startSending() {
+        bodyBytesSent.store(0, ordering: .relaxed)
+        rateWindow.withLock { $0 = (max(1, Int64(MonotonicTime.nanoseconds())), 0) }
+    }
+
+    /// `count` bytes of the body are handed to the socket.
+    func sent(upTo count: Int) {
+        bodyBytesSent.store(count, ordering: .relaxed)
+    }
+
+    /// The body is sent, or its response gone.
+    func stopSending() {
+        rateWindow.withLock { $0 = (0, 0) }
+    }
+
+    /// Whether a body is being sent and less than `minimum` bytes of it went out over the
+    /// last `window` seconds; each window that ends well starts the next.
+    fileprivate func readsTooSlowly(now: Int64, minimum: Int, window: Int) -> Bool {
+        rateWindow.withLock { rate in
+            guard rate.start != 0, now - rate.start >= Int64(window) * 1_000_000_000 else { return false }
+            let sent = bodyBytesSent.load(ordering: .relaxed)
+            guard sent - rate.sentAtStart >= minimum else { return true }
+            rate = (now, sent)
+            return false
+        }
     }
 
     /// Calls `handler` (once) if the client hangs up while the connection is parked, until

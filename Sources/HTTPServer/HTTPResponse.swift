@@ -4,6 +4,10 @@ public struct HTTPResponse: Sendable {
     /// Headers in order; `Content-Length` is added by the server.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The body gzip-compressed, for an answer many clients receive: made once and shared,
+    /// where the answer's encoder would otherwise compress the body again for each. The
+    /// server itself sends `body` as it is.
+    public var gzippedBody: (@Sendable () -> [UInt8])?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

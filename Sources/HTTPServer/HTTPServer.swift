@@ -30,13 +30,7 @@ public final class HTTPServer: Sendable {
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse,
         observer: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
-        lifecycle = RequestLifecycle(
-            bodyLimit: configuration.bodyLimit, connectionLimit: configuration.connectionLimit,
-            headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
-            memory: RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte),
-            crossOrigin: configuration.crossOrigin,
-            admit: admit, refusal: refusal, observer: observer
-        )
+        lifecycle = RequestLifecycle(configuration, admit: admit, refusal: refusal, observer: observer)
         daemon = try Daemon.start(configuration, lifecycle: lifecycle)
         port = daemon.port
     }

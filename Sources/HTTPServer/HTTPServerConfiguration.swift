@@ -30,6 +30,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// What one body byte costs while its request is in flight: the byte itself and the
     /// state the service builds from it, at most.
     public var memoryPerBodyByte: Int = 1
+    /// Bytes a second a client must read of a whole answer, measured over 30 s, or its
+    /// connection is closed (0: no floor). Parked requests and streams are never measured.
+    public var minSendRate: Int = 1024
+    /// Paths answered on the few connections let in past ``connectionLimit`` (health
+    /// checks); any other request there gets the busy refusal.
+    public var probePaths: Set<String> = []
     /// Origins whose pages may read the answers (none by default: same origin only).
     public var crossOrigin = CrossOrigin()
 
@@ -53,6 +59,7 @@ extension HTTPServerConfiguration {
             ((1024...(16 << 20)).contains(headerMemoryLimit), "header memory limit must be 1 KiB to 16 MiB"),
             (requestMemory >= 1, "request memory must be at least 1 byte"),
             ((1...1024).contains(memoryPerBodyByte), "memory per body byte must be 1 to 1024"),
+            (minSendRate >= 0, "minimum send rate must not be negative"),
         ]
         if let failed = checks.first(where: { !$0.0 }) { throw HTTPServerError(description: failed.1) }
     }

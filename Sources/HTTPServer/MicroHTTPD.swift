@@ -33,6 +33,11 @@ struct Connection: @unchecked Sendable {
         watch?.stopWatchingForHangUp()
     }
 
+    /// The connection's response is sent (or gone): its send rate no longer matters.
+    func stopWatchingSendRate() {
+        watch?.stopSending()
+    }
+
     /// The guard's watch of the connection, kept (retained) as its socket context (see
     /// `connectionNotified`).
     private var watch: ConnectionWatch? {
@@ -69,11 +74,26 @@ struct Connection: @unchecked Sendable {
         return collected.values
     }
 
-    /// Sends `response`; the connection closes afterwards when `close` is set.
+    /// Whether the connection was let in past the connection limit, for health checks only.
+    var isForProbesOnly: Bool { watch?.isForProbesOnly ?? false }
+
+    /// Sends `response`; the connection closes afterwards when `close` is set. A small
+    /// body is copied into libmicrohttpd; a larger one is read from where it lies, a block
+    /// at a time as the socket drains (``SentBody``): a body shared by many answers is held
+    /// once, however slowly its clients read, and the connection's send rate is watched.
     @discardableResult
     func queue(_ response: HTTPResponse, close: Bool) -> MHD_Result {
-        let handle = response.body.withUnsafeBytes { body in
-            MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
+        let handle: OpaquePointer?
+        if response.body.count < SentBody.minimumSize {
+            handle = response.body.withUnsafeBytes { body in
+                MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        } else {
+            let watch = self.watch
+            watch?.startSending()
+            let context = Unmanaged.passRetained(SentBody(bytes: response.body, watch: watch))
+            handle = MHD_create_response_from_callback(UInt64(response.body.count), SentBody.blockSize, bodyReader, context.toOpaque(), bodyFreed)
+            if handle == nil { context.release() }
         }
         guard let handle else { return .NO }
         return queue(handle, status: response.status, headers: response.headers, close: close)
@@ -119,6 +139,43 @@ private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, size
     case .suspended: return 0
     case .end(let failed): return failed ? bd_content_reader_end_with_error : bd_content_reader_end_of_stream
     }
+}
+
+/// A whole body as libmicrohttpd reads it (``Connection/queue(_:close:)``): the bytes, held
+/// (not copied) until the response is gone, and the watch its progress is reported to.
+private final class SentBody {
+    /// Bodies from this size are read from where they lie; smaller ones are copied whole.
+    static let minimumSize = 32 << 10
+    /// The most libmicrohttpd reads at a time, and the buffer it keeps for the connection.
+    static let blockSize = 32 << 10
+
+    let bytes: [UInt8]
+    let watch: ConnectionWatch?
+
+    init(bytes: [UInt8], watch: ConnectionWatch?) {
+        self.bytes = bytes
+        self.watch = watch
+    }
+}
+
+/// Hands libmicrohttpd the body's bytes from `position`, as many as fit.
+private let bodyReader: MHD_ContentReaderCallback = { context, position, buffer, size in
+    guard let context, let buffer else { return bd_content_reader_end_with_error }
+    let body = Unmanaged<SentBody>.fromOpaque(context).takeUnretainedValue()
+    let start = Int(position)
+    guard start < body.bytes.count else { return bd_content_reader_end_of_stream }
+    let count = min(size, body.bytes.count - start)
+    body.bytes.withUnsafeBytes { bytes in
+        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + start, byteCount: count)
+    }
+    body.watch?.sent(upTo: start + count)
+    return count
+}
+
+/// The response of a ``SentBody`` is gone: the body is released.
+private let bodyFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    Unmanaged<SentBody>.fromOpaque(context).release()
 }
 
 /// The streamed response is gone: the stream closes and is released.
@@ -250,6 +307,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     if let connection {
         let handle = Connection(pointer: connection, connections: lifecycle.connections)
         handle.stopWatchingForHangUp()
+        handle.stopWatchingSendRate()
         handle.setDeadline(seconds: lifecycle.headerTimeout)
     }
     requestContext.pointee = nil

@@ -19,6 +19,8 @@ final class RequestLifecycle: Sendable {
     let memory: RequestMemoryBudget
     /// Which other origins' pages may read the answers.
     let crossOrigin: CrossOrigin
+    /// What a connection let in past the limit may ask for (health checks).
+    let probePaths: Set<String>
     private let draining = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
     /// Requests parked and streams open, not completed yet, so that none outlives the
@@ -38,16 +40,19 @@ final class RequestLifecycle: Sendable {
     }
 
     init(
-        bodyLimit: Int, connectionLimit: Int, headerTimeout: Int, bodyTimeout: Int, memory: RequestMemoryBudget, crossOrigin: CrossOrigin,
+        _ configuration: HTTPServerConfiguration,
         admit: @escaping @Sendable (HTTPRequest) -> HTTPAdmission,
         refusal: @escaping @Sendable (HTTPServerRefusal) -> HTTPResponse, observer: @escaping @Sendable (HTTPExchange) -> Void
     ) {
-        self.bodyLimit = bodyLimit
-        self.headerTimeout = headerTimeout
-        connections = ConnectionGuard(limit: connectionLimit, headerTimeout: headerTimeout)
-        self.memory = memory
-        self.crossOrigin = crossOrigin
-        self.bodyTimeout = bodyTimeout
+        bodyLimit = configuration.bodyLimit
+        headerTimeout = configuration.headerTimeout
+        bodyTimeout = configuration.bodyTimeout
+        connections = ConnectionGuard(
+            limit: configuration.connectionLimit, headerTimeout: configuration.headerTimeout, minSendRate: configuration.minSendRate
+        )
+        memory = RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte)
+        crossOrigin = configuration.crossOrigin
+        probePaths = configuration.probePaths
         self.admit = admit
         self.refusal = refusal
         self.observer = observer
@@ -72,6 +77,9 @@ final class RequestLifecycle: Sendable {
         state.headers = connection.headers()
         if isDraining {
             return answer(state, with: refusal(.shuttingDown), on: connection, close: true)
+        }
+        if connection.isForProbesOnly && !probePaths.contains(state.path) {
+            return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
         }
         state.query = connection.queryArguments()
         let contentLength = state.headers["content-length"].flatMap { Int($0) }

@@ -11,6 +11,7 @@ enum Environment {
         case connectionTimeout = "BATCHDIFF_CONNECTION_TIMEOUT"
         case headerTimeout = "BATCHDIFF_HEADER_TIMEOUT"
         case bodyTimeout = "BATCHDIFF_BODY_TIMEOUT"
+        case minSendRate = "BATCHDIFF_MIN_SEND_RATE"
         case threads = "BATCHDIFF_THREADS"
         case maxVersions = "BATCHDIFF_MAX_VERSIONS"
         case maxFeedMemory = "BATCHDIFF_MAX_FEED_MEMORY"

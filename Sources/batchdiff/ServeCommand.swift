@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request's body, from the end of its headers, at least 1 (BATCHDIFF_BODY_TIMEOUT).")
     var bodyTimeout = Environment.integer(.bodyTimeout, default: 60)
 
+    @Option(help: "Bytes a second a client must read of a whole answer, measured over 30 s, or its connection is closed; 0: no floor. Parked long polls and event streams are never measured (BATCHDIFF_MIN_SEND_RATE).")
+    var minSendRate = Environment.integer(.minSendRate, default: 1024)
+
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")
     var threads = Environment.integer(.threads, default: ProcessInfo.processInfo.activeProcessorCount)
 
@@ -139,6 +142,8 @@ struct ServeCommand: AsyncParsableCommand {
         http.headerTimeout = headerTimeout
         http.bodyTimeout = bodyTimeout
         http.threads = threads
+        http.minSendRate = minSendRate
+        http.probePaths = BatchDiffService.probePaths
         http.requestMemory = requestMemory
         http.memoryPerBodyByte = BatchDiffService.memoryPerBodyByte
         http.crossOrigin = CrossOrigin(origins: Set(corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))

@@ -53,7 +53,8 @@ final class FeedsTests: XCTestCase {
         XCTAssertEqual((everything["rows"] as? [String: Any])?["inserted"] as? [Int], [0, 1, 2])
         let latest = try await feeds.latest(of: id)
         XCTAssertEqual(latest.version, first.version + 1)
-        XCTAssertEqual(try json(latest.body)["version"] as? Int, first.version + 1)
+        let document = try json(await latest.answer().bytes)
+        XCTAssertEqual(document["version"] as? Int, first.version + 1)
     }
 
     func testErrorsAreTypedAndChangeNothing() async throws {
@@ -83,7 +84,8 @@ final class FeedsTests: XCTestCase {
             guard case .malformedJSON(let syntax) = error, syntax.offset == 3 else { return XCTFail("\(error)") }
         }
         let latest = try await feeds.latest(of: id)
-        XCTAssertEqual(try json(latest.body)["version"] as? Int, 1001)
+        let document = try json(await latest.answer().bytes)
+        XCTAssertEqual(document["version"] as? Int, 1001)
     }
 
     func testRetentionGivesVersionGoneAndKeepsTheLatest() async throws {

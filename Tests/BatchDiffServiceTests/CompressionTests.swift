@@ -40,7 +40,7 @@ final class CompressionTests: ServerTestCase {
             let compressed = try client.get("/feeds/big", headers: ["Accept-Encoding": accept])
             XCTAssertEqual(compressed.header("content-encoding"), "gzip", accept)
             XCTAssertEqual(compressed.header("vary"), "Accept-Encoding")
-            XCTAssertEqual(compressed.header("etag"), "W/\"\(version)\"", "a compressed answer's tag is weak")
+            XCTAssertEqual(compressed.header("etag"), "\"\(version)-gzip\"", "a compressed answer's tag names its version and encoding")
             XCTAssertEqual(try gzipTool(["-dc"], compressed.body), plain.body, accept)
             XCTAssertLessThan(compressed.body.count * 2, plain.body.count, "well under half")
         }
@@ -54,9 +54,44 @@ final class CompressionTests: ServerTestCase {
         let small = try client.get("/healthz", headers: ["Accept-Encoding": "gzip"])
         XCTAssertNil(small.header("content-encoding"))
         XCTAssertNil(small.header("vary"))
-        // If-None-Match compares weakly: the weak tag gives 304; If-Match stays strong.
-        XCTAssertEqual(try client.get("/feeds/big", headers: ["Accept-Encoding": "gzip", "If-None-Match": "W/\"\(version)\""]).status, 304)
-        assertProblem(try client.put("/feeds/big", "[1]", headers: ["If-Match": "W/\"\(version)\""]), 412, "precondition_failed")
+        // Both tags of a version give a 304 whose tag is the one the answer would carry;
+        // If-None-Match compares weakly, so a weak tag names the version too.
+        for (sent, accept, returned) in [
+            ("\"\(version)-gzip\"", "gzip", "\"\(version)-gzip\""), ("\"\(version)\"", "gzip", "\"\(version)-gzip\""),
+            ("\"\(version)-gzip\"", "identity", "\"\(version)\""), ("W/\"\(version)\"", "gzip", "\"\(version)-gzip\""),
+        ] {
+            let notModified = try client.get("/feeds/big", headers: ["Accept-Encoding": accept, "If-None-Match": sent])
+            XCTAssertEqual(notModified.status, 304, sent)
+            XCTAssertEqual(notModified.header("etag"), returned, sent)
+        }
+        XCTAssertEqual(try client.get("/feeds/big", headers: ["If-None-Match": "\"\(version + 1)-gzip\""]).status, 200)
+        // If-Match compares strongly: a weak tag never matches; a spelling of another version neither.
+        for refused in ["W/\"\(version)\"", "\"\(version)-br\"", "\"0\(version)\""] {
+            assertProblem(try client.put("/feeds/big", "[1]", headers: ["If-Match": refused]), 412, "precondition_failed")
+        }
+    }
+
+    /// The read-modify-write loop of every HTTP library that asks for gzip by default
+    /// (URLSession, OkHttp, requests): GET, then PUT with `If-Match` set to the ETag received.
+    /// It livelocked when a compressed answer's tag was weak: 14 of 20 writes got 412.
+    func testTheETagOfACompressedAnswerWorksInIfMatch() throws {
+        let client = try startServer().client
+        _ = assertVersion(try client.put("/feeds/rmw", items(100)))
+        for round in 0..<20 {
+            let read = try client.get("/feeds/rmw", headers: ["Accept-Encoding": "gzip"])
+            XCTAssertEqual(read.header("content-encoding"), "gzip", "round \(round): big enough to be compressed")
+            let tag = try XCTUnwrap(read.header("etag"))
+            let version = try XCTUnwrap(int((try JSONSerialization.jsonObject(with: Data(try gzipTool(["-dc"], read.body))) as? [String: Any])?["version"]))
+            XCTAssertEqual(tag, "\"\(version)-gzip\"")
+            let written = try client.put("/feeds/rmw", items(101 + round), headers: ["If-Match": tag, "Accept-Encoding": "gzip"])
+            XCTAssertEqual(written.status, 200, "round \(round): \(written.text)")
+            XCTAssertEqual(written.header("etag"), "\"\(version + 1)\"", "round \(round): a small answer is sent plain")
+        }
+        // The plain tag of the same version works as well, once.
+        let plain = try client.get("/feeds/rmw")
+        let tag = try XCTUnwrap(plain.header("etag"))
+        XCTAssertEqual(try client.put("/feeds/rmw", "[1]", headers: ["If-Match": tag]).status, 200)
+        assertProblem(try client.put("/feeds/rmw", "[2]", headers: ["If-Match": tag]), 412, "precondition_failed")
     }
 
     func testGzipBodiesAreInflatedWithinTheLimit() throws {

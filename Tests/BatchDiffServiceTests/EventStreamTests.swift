@@ -192,9 +192,10 @@ final class EventStreamTests: ServerTestCase {
         XCTAssertTrue(streams.allSatisfy { $0.head.status == 200 })
         XCTAssertEqual(try client.metric("batchdiff_event_streams"), 30)
         XCTAssertEqual(try client.metric("batchdiff_connections_parked"), 0, "a stream is not also a parked request")
-        // Thirty streams and ten more connections fill the server: more are refused at once.
+        // Thirty streams and ten more connections fill the server: more are refused at once
+        // (but for health checks).
         let others = try (0..<10).map { _ in try client.connect() }
-        XCTAssertTrue(eventually(timeout: 5) { (try? client.get("/healthz", timeout: 1))?.status != 200 }, "a 41st connection is refused")
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.get("/feeds/v", timeout: 1))?.status != 200 }, "a 41st connection is refused")
         others.forEach { $0.close() }
         // Clients gone (a reset, as a phone losing its network) free their streams long
         // before the next heartbeat, 60 s away.
@@ -203,6 +204,70 @@ final class EventStreamTests: ServerTestCase {
         let fresh = try (0..<30).map { _ in try EventStreamClient(client, "/feeds/v/changes?since=\(version)") }
         assertVersion(try client.put("/feeds/v", "[1, 2]"), version + 1)
         for stream in fresh { XCTAssertEqual(try stream.next()?.id, String(version + 1)) }
+    }
+
+    /// Event streams in every connection slot leave the health checks answered, on the
+    /// connections let in past the limit for them alone; no stream is closed for them.
+    /// (Eight streams made /healthz unreachable, and an orchestrator restarted the server.)
+    func testHealthChecksAreAnsweredWhenStreamsTakeEverySlot() throws {
+        let server = try startServer(["--max-connections", "8", "--event-heartbeat", "60"])
+        let client = server.client
+        let version = assertVersion(try client.put("/feeds/h", "[1]"))
+        var streams = try (0..<8).map { _ in try EventStreamClient(client, "/feeds/h/changes?since=\(version)") }
+        XCTAssertTrue(streams.allSatisfy { $0.head.status == 200 })
+        for round in 0..<3 {
+            for path in ["/healthz", "/readyz"] {
+                let started = Date()
+                XCTAssertEqual(try client.get(path, timeout: 2).status, 200, "round \(round): \(path)")
+                XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+            }
+        }
+        XCTAssertNotEqual(try? client.get("/feeds/h", timeout: 2).status, 200, "past the limit, a health check alone is answered")
+        // Every stream is still open: with one closed, a new version reaches the seven others.
+        streams.removeLast().connection.close()
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.put("/feeds/h", "[1, 2]").status) == 200 }, "a slot frees up for the write")
+        for stream in streams { XCTAssertEqual(try stream.next()?.id, String(version + 1)) }
+    }
+
+    /// A pretty-printed snapshot is stored compact, so its events are one line, framed once
+    /// and shared by every stream: 1,000 stalled streams of a 4 MB feed from version 0 hold
+    /// little more memory than the feed itself, a new version's event included. (With the
+    /// item text kept as sent, each stream framed its own copy of every line: 20 stalled
+    /// streams held 133 MB.)
+    func testStalledStreamsOfAPrettyPrintedFeedShareTheirEvents() throws {
+        let server = try startServer(["--event-heartbeat", "60"])
+        let client = server.client
+        let rows = (0..<45_000).map { "  {\n    \"id\": \($0),\n    \"title\": \"Row \($0) of a pretty feed\",\n    \"tags\": [ \"a b\", \"c\" ]\n  }" }
+        let pretty = "[\n" + rows.joined(separator: ",\n") + "\n]\n"
+        XCTAssertGreaterThan(pretty.utf8.count, 4 << 20)
+        let version = assertVersion(try client.request("PUT", "/feeds/pretty", body: Array(pretty.utf8), timeout: 60))
+        // Stored compact, the content unchanged.
+        let stored = try client.get("/feeds/pretty", timeout: 30)
+        XCTAssertFalse(stored.body.contains(UInt8(ascii: "\n")), "no line breaks kept")
+        XCTAssertFalse(stored.text.contains(#""id": "#), "no spaces between tokens kept")
+        XCTAssertTrue(stored.text.contains(#""tags":["a b","c"]"#), "strings as they were")
+        XCTAssertEqual(canonicalJSON(assertJSON(stored)["data"]!), canonicalJSON(try JSONSerialization.jsonObject(with: Data(pretty.utf8))))
+        // The answer from version 0 is made once, before the streams open.
+        XCTAssertEqual(try client.get("/feeds/pretty/changes?since=0", timeout: 30).status, 200)
+        let before = try server.residentBytes()
+        var streams: [HTTPConnection] = []
+        for _ in 0..<1000 {
+            let connection = try client.connect(receiveBuffer: 4096)
+            try connection.send(HTTPClient.requestBytes("GET", "/feeds/pretty/changes?since=0", body: nil, headers: ["Accept": "text/event-stream"]))
+            streams.append(connection)
+        }
+        XCTAssertTrue(eventually(timeout: 30) { (try? client.metric("batchdiff_event_streams")) == 1000 }, "1,000 streams open")
+        let next = pretty.replacingOccurrences(of: "Row 7 of", with: "Row seven of")
+        let started = Date()
+        assertVersion(try client.request("PUT", "/feeds/pretty", body: Array(next.utf8), timeout: 60), version + 1)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the write is not held up by the streams")
+        Thread.sleep(forTimeInterval: 2)
+        let grown = try server.residentBytes() - before
+        XCTAssertLessThan(grown, 64 << 20, "1,000 stalled streams grew the server by \(grown >> 20) MB")
+        // They are stalled, not broken: one of them reads both events.
+        let reader = try EventStreamClient(client, "/feeds/pretty/changes?since=0")
+        XCTAssertEqual(try reader.next(timeout: 30)?.id, String(version + 1))
+        streams.forEach { $0.close() }
     }
 
     func testShutdownEndsStreamsCleanly() throws {

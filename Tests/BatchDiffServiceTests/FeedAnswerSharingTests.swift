@@ -54,4 +54,75 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reused + 1)
         assertVersionGone(try client.get("/feeds/trimmed/changes?since=\(first + 1)"), latest: first + 3)
     }
+
+    /// `maxChanges` only decides how a computed batch is written: any number of distinct
+    /// values on one question cost one diff, in every format (each distinct value computed
+    /// the whole diff again, seconds of CPU for a 100-byte request).
+    func testMaxChangesIsAppliedAfterTheAnswerIsComputed() throws {
+        let client = try startServer().client
+        let items = (0..<3000).map { #"{"id":\#($0),"v":0}"# }
+        let first = assertVersion(try client.put("/feeds/m", "[" + items.joined(separator: ",") + "]"))
+        assertVersion(try client.put("/feeds/m", "[" + items.reversed().joined(separator: ",") + "]"), first + 1)
+        for format in ["batch", "steps", "json-patch"] {
+            let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+            var bodies: [String: Set<String>] = [:]
+            for maxChanges in [5_000_000, 5_000_001, 5_000_002, 0, 1, 2] {
+                let response = try client.get("/feeds/m/changes?since=0&format=\(format)&maxChanges=\(maxChanges)")
+                XCTAssertEqual(response.status, 200, "\(format), maxChanges \(maxChanges)")
+                bodies[maxChanges >= 3000 ? "full" : "reload", default: []].insert(response.text)
+            }
+            XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed + 1, "\(format): one diff for six maxChanges")
+            XCTAssertEqual(bodies["full"]?.count, 1, "\(format): identical bodies")
+            XCTAssertEqual(bodies["reload"]?.count, 1, "\(format): identical reloads")
+            let reload = try XCTUnwrap(bodies["reload"]?.first)
+            XCTAssertTrue(reload.contains(#""reload":true"#), reload.prefix(200).description)
+            XCTAssertEqual(try client.get("/feeds/m/changes?since=0&format=\(format)").text, bodies["full"]?.first, "as without maxChanges")
+        }
+        // The answer computed with the write serves every maxChanges of its question too.
+        let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+        for maxChanges in [1, 10, 100_000] {
+            XCTAssertEqual(try client.get("/feeds/m/changes?since=\(first)&maxChanges=\(maxChanges)").status, 200)
+        }
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed)
+    }
+
+    /// Slow readers of a big feed share its answer (and its gzip form) instead of a copy
+    /// each: twenty clients reading 512 bytes every 2 s from an 8 MB feed grew the process
+    /// by 320 MB. Each gets its 200, and a reader slower than `--min-send-rate` is cut off.
+    func testSlowReadersShareTheAnswerAndAreCutOffBelowTheMinimumRate() throws {
+        let server = try startServer(["--min-send-rate", "20000", "--connection-timeout", "120"])
+        let client = server.client
+        let items = (0..<110_000).map { #"{"id":"item-\#($0)","title":"Title of row \#($0) in a big feed","n":\#($0)}"# }
+        let text = "[" + items.joined(separator: ",") + "]"
+        XCTAssertGreaterThan(text.utf8.count, 8_000_000)
+        assertVersion(try client.put("/feeds/big", text))
+        // One read first: the answer and its gzip form are made once.
+        XCTAssertEqual(try client.get("/feeds/big", timeout: 30).status, 200)
+        XCTAssertEqual(try client.get("/feeds/big", headers: ["Accept-Encoding": "gzip"], timeout: 30).status, 200)
+        let before = try server.residentBytes()
+        let answered = try client.requestsAnswered("GET", "/feeds/{id}")
+        var readers: [HTTPConnection] = []
+        for index in 0..<20 {
+            let connection = try client.connect(receiveBuffer: 4096)
+            try connection.send("GET /feeds/big HTTP/1.1\r\nHost: x\r\n" + (index % 2 == 0 ? "Accept-Encoding: gzip\r\n" : "") + "\r\n")
+            readers.append(connection)
+        }
+        for (index, reader) in readers.enumerated() {
+            XCTAssertTrue(try reader.receive(upTo: 512, timeout: 10).starts(with: Array("HTTP/1.1 200".utf8)), "reader \(index) gets its 200")
+        }
+        Thread.sleep(forTimeInterval: 2)
+        let grown = try server.residentBytes() - before
+        XCTAssertLessThan(grown, 64 << 20, "20 slow readers grew the server by \(grown >> 20) MB")
+        // Reading 512 bytes every 2 s, far below 20,000 a second: cut off within two windows.
+        let started = Date()
+        var finished = 0
+        while finished < 20 && Date().timeIntervalSince(started) < 75 {
+            Thread.sleep(forTimeInterval: 2)
+            for reader in readers { _ = try? reader.receive(upTo: 512, timeout: 0.05) }
+            finished = try client.requestsAnswered("GET", "/feeds/{id}") - answered
+        }
+        XCTAssertEqual(finished, 20, "the slow readers were cut off within 75 s")
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 25, "not before a window of 30 s")
+        XCTAssertEqual(try client.get("/healthz").status, 200)
+    }
 }

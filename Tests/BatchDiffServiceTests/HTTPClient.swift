@@ -1,3 +1,4 @@
+import Gzip
 import Foundation
 import Glibc
 
@@ -34,10 +35,12 @@ final class HTTPConnection {
     /// Bytes received and not yet consumed by a response.
     private var pending: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port` (within `timeout` seconds).
-    init(port: UInt16, timeout: Double = 5) throws {
+    /// Connects to 127.0.0.1:`port` (within `timeout` seconds); with `receiveBuffer`, the
+    /// socket receives into that many bytes at most (a slow reader's small window).
+    init(port: UInt16, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError("socket: errno \(errno)") }
+        if var receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size)) }
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
@@ -90,9 +93,16 @@ final class HTTPConnection {
     /// Half-closes the connection: the server sees the end of the request stream.
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// Receives up to `count` bytes within `timeout` seconds: bytes, or [] at end of stream
+    /// (bytes received before and not consumed are ignored). Throws on timeout or a
+    /// connection error (e.g. reset).
+    func receive(upTo count: Int, timeout: Double) throws -> [UInt8] {
+        try receive(deadline: Date().addingTimeInterval(timeout), upTo: count)
+    }
+
     /// Receives what is available within `timeout` seconds: bytes, or [] at end of stream.
     /// Throws on timeout or a connection error (e.g. reset).
-    private func receive(deadline: Date) throws -> [UInt8] {
+    private func receive(deadline: Date, upTo limit: Int = 65536) throws -> [UInt8] {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw HTTPClientError("timed out waiting for the server") }
@@ -103,7 +113,7 @@ final class HTTPConnection {
                 throw HTTPClientError("poll: errno \(errno)")
             }
             guard ready > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 65536)
+            var buffer = [UInt8](repeating: 0, count: limit)
             let count = recv(fd, &buffer, buffer.count, 0)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -291,5 +301,25 @@ struct HTTPClient: Sendable {
     }
 
     /// Opens a connection, for raw (hostile) use.
-    func connect(timeout: Double = 5) throws -> HTTPConnection { try HTTPConnection(port: port, timeout: timeout) }
+    func connect(timeout: Double = 5, receiveBuffer: Int32? = nil) throws -> HTTPConnection {
+        try HTTPConnection(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
+    }
+
+    /// Requests of `method` on `route` answered so far (`batchdiff_requests_total`, every status).
+    func requestsAnswered(_ method: String, _ route: String) throws -> Int {
+        try get("/metrics").text.split(separator: "\n")
+            .filter { $0.hasPrefix("batchdiff_requests_total{") && $0.contains("route=\"\(route)\"") && $0.contains("method=\"\(method)\"") }
+            .compactMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } }
+            .reduce(0, +)
+    }
+}
+
+extension HTTPResult {
+    /// The body as it was before its `Content-Encoding: gzip`, if it has one.
+    func inflatedBody() throws -> [UInt8] {
+        guard header("content-encoding") == "gzip" else { return body }
+        var output: [UInt8] = []
+        try body.withUnsafeBytes { try GzipInflater().inflate($0, into: &output, limit: 1 << 30) }
+        return output
+    }
 }

@@ -100,8 +100,9 @@ final class HostileConnectionTests: ServerTestCase {
     }
 
     /// With `--max-connections 8` and 8 idle connections held, an extra connection is
-    /// refused or closed unanswered (as `HTTPServerConfiguration.connectionLimit` documents:
-    /// "more are refused at accept"); once the idle ones close, the server serves again.
+    /// refused, closed unanswered or answered 503 for anything but a health check; three
+    /// more are let in for `/healthz` and `/readyz` alone, and the one after those is
+    /// refused or closed. Once the idle ones close, the server serves again.
     func testConnectionLimitRefusesExtraConnectionsAndRecovers() throws {
         let server = try startServer(["--max-connections", "8", "--connection-timeout", "30"])
         let client = server.client
@@ -112,20 +113,27 @@ final class HostileConnectionTests: ServerTestCase {
             XCTAssertEqual(try connection.request("GET", "/healthz", timeout: 3).status, 200, "connection \(index) of 8")
             idle.append(connection)
         }
-        // An extra connection: the kernel may complete the handshake, but the server must not
-        // leave it hanging: refused, or closed without an answer, within two seconds.
-        var extraOutcome = "refused"
-        if let extra = try? client.connect(timeout: 2) {
-            try? extra.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        // What an extra connection asking for `path` gets: the kernel may complete the
+        // handshake, but the server must not leave it hanging.
+        func extra(_ path: String) -> (String, HTTPConnection?) {
+            guard let extra = try? client.connect(timeout: 2) else { return ("refused", nil) }
+            try? extra.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
             do {
-                let response = try extra.readResponse(timeout: 2)
-                extraOutcome = "served \(response.status)"
+                return ("served \(try extra.readResponse(timeout: 2).status)", extra)
             } catch let error as HTTPClientError {
-                extraOutcome = error.description == "timed out waiting for the server" ? "left hanging" : "closed"
+                return (error.description == "timed out waiting for the server" ? "left hanging" : "closed", nil)
+            } catch {
+                return ("closed", nil)
             }
         }
-        XCTAssertTrue(["refused", "closed"].contains(extraOutcome),
-                      "a 9th connection past --max-connections 8 was \(extraOutcome), not refused or closed")
+        let (outcome, _) = extra("/metrics")
+        XCTAssertTrue(["refused", "closed", "served 503"].contains(outcome), "a 9th connection past --max-connections 8 asking for /metrics was \(outcome)")
+        // Health checks get in: three connections, held open.
+        let probes = ["/healthz", "/readyz", "/healthz"].map { extra($0) }
+        XCTAssertEqual(probes.map(\.0), ["served 200", "served 200", "served 200"])
+        let (beyond, _) = extra("/healthz")
+        XCTAssertTrue(["refused", "closed"].contains(beyond), "a 4th health check past the limit was \(beyond)")
+        probes.forEach { $0.1?.close() }
         // The idle connections were not disturbed and are still served.
         for (index, connection) in idle.enumerated() {
             XCTAssertEqual(try? connection.request("GET", "/healthz", timeout: 3).status, 200, "held connection \(index)")

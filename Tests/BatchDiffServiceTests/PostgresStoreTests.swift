@@ -71,24 +71,30 @@ final class PostgresStoreTests: ServerTestCase {
         assertProblem(try a.get("/feeds/list"), 404, "feed_not_found")
     }
 
+    /// Eight writers over both servers, each reading as an HTTP library does (asking for
+    /// gzip) and writing back with `If-Match` set to the ETag it received: every write
+    /// is acknowledged once nobody wrote in between, and none is lost. With weak tags on
+    /// compressed answers this livelocked (34 writes in 60 s, 32,482 answered 412).
     func testWritersWithIfMatchOverBothServersLoseNothing() throws {
         let servers = try startServers(2)
         let clients = servers.map(\.client)
         assertVersion(try clients[0].put("/feeds/shared", "[]"))
         let acknowledged = Collector<String>()
         let unexpected = Collector<String>()
-        let finished = runConcurrently(8, timeout: 120) { writer in
+        let started = Date()
+        let finished = runConcurrently(8, timeout: 60) { writer in
             var attempt = 0
-            for item in 0..<12 {
+            for item in 0..<8 {
                 while true {
                     attempt += 1
                     let client = clients[(writer + attempt) % 2]
-                    guard let latest = try? client.get("/feeds/shared"), latest.status == 200,
-                          let version = int(latest.object["version"]), var data = latest.object["data"] as? [Any] else {
+                    guard let latest = try? client.get("/feeds/shared", headers: ["Accept-Encoding": "gzip"]), latest.status == 200,
+                          let tag = latest.header("etag"), let body = try? latest.inflatedBody(),
+                          let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], var data = object["data"] as? [Any] else {
                         return unexpected.append("writer \(writer): could not read the feed")
                     }
-                    data.append(["id": "w\(writer)-\(item)"])
-                    guard let put = try? client.put("/feeds/shared", jsonText(data), headers: ["If-Match": tag(version)]) else {
+                    data.append(["id": "w\(writer)-\(item)", "text": String(repeating: "padding ", count: 4)])
+                    guard let put = try? client.put("/feeds/shared", jsonText(data), headers: ["If-Match": tag]) else {
                         return unexpected.append("writer \(writer): the PUT failed")
                     }
                     if put.status == 200 {
@@ -99,11 +105,12 @@ final class PostgresStoreTests: ServerTestCase {
                 }
             }
         }
-        XCTAssertTrue(finished, "the writers did not finish")
+        XCTAssertTrue(finished, "the writers did not finish within 60 s")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
         XCTAssertEqual(unexpected.all, [])
         let final = assertJSON(try servers[1].client.get("/feeds/shared"))
         let ids = (final["data"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-        XCTAssertEqual(ids.count, 96)
+        XCTAssertEqual(ids.count, 64)
         XCTAssertEqual(Set(ids), Set(acknowledged.all), "every acknowledged write is in the feed, and nothing else")
     }
 

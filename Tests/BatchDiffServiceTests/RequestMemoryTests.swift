@@ -107,19 +107,10 @@ final class RequestMemoryTests: ServerTestCase {
     private func assertPeakGrowth(of body: String, atMost factor: Double, status: Int = 200, file: StaticString = #filePath, line: UInt = #line) throws {
         let server = try startServer(["--body-limit", "\(64 << 20)", "--log-level", "warning"])
         let bytes = Array(body.utf8)
-        let before = try peakResidentBytes(of: server.pid)
+        let before = try server.peakResidentBytes()
         let answer = try server.client.request("POST", "/diff", body: bytes, timeout: 120)
         XCTAssertEqual(answer.status, status, answer.text.prefix(300).description, file: file, line: line)
-        let growth = Double(try peakResidentBytes(of: server.pid) - before) / Double(bytes.count)
+        let growth = Double(try server.peakResidentBytes() - before) / Double(bytes.count)
         XCTAssertLessThanOrEqual(growth, factor, "peak memory grew by \(growth) times the body", file: file, line: line)
-    }
-
-    /// VmHWM of process `pid`, in bytes.
-    private func peakResidentBytes(of pid: pid_t) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-        else { throw CocoaError(.fileReadCorruptFile) }
-        return kilobytes * 1024
     }
 }

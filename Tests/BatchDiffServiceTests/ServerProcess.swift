@@ -47,6 +47,21 @@ final class ServerProcess {
 
     var pid: pid_t { process.processIdentifier }
 
+    /// Resident memory now (VmRSS), in bytes.
+    func residentBytes() throws -> Int { try memory("VmRSS") }
+
+    /// The largest resident memory so far (VmHWM), in bytes.
+    func peakResidentBytes() throws -> Int { try memory("VmHWM") }
+
+    /// The process's memory figure `field` of /proc/PID/status, in bytes.
+    private func memory(_ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { throw CocoaError(.fileReadCorruptFile) }
+        return kilobytes * 1024
+    }
+
     /// A client for this server.
     var client: HTTPClient { HTTPClient(port: port) }
 

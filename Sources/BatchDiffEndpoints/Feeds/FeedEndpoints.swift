@@ -13,11 +13,11 @@ extension BatchDiffService {
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
-        let condition = request.header("if-match").map(Self.writeCondition(ifMatch:)) ?? .none
+        let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
         let write = try await feedCall { () async throws(FeedError) in
             try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition, options: options)
         }
-        return .json(200, write.body, headers: [("ETag", "\"\(write.version)\"")])
+        return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
     }
 
     /// `DELETE /feeds/{id}`.
@@ -27,16 +27,18 @@ extension BatchDiffService {
         return HTTPResponse(status: 204)
     }
 
-    /// `GET /feeds/{id}`: the latest snapshot, with `ETag`; `If-None-Match` gives 304.
+    /// `GET /feeds/{id}`: the latest snapshot, with `ETag`; `If-None-Match` gives 304. The
+    /// answer is one per version, shared by every client (and its gzip form likewise).
     func getFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
         let latest = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-        let tag = "\"\(latest.version)\""
-        if let ifNoneMatch = request.header("if-none-match"),
-           Self.entityTags(ifNoneMatch, weakMatches: true).contains(where: { $0 == "*" || $0 == "\(latest.version)" }) {
-            return HTTPResponse(status: 304, headers: [("ETag", tag)])
+        let answer = try await feedCall { () async throws(FeedError) in try await latest.answer() }
+        let response = HTTPResponse.json(200, shared: answer, headers: [("ETag", EntityTag.of(version: latest.version))])
+        if let ifNoneMatch = request.header("if-none-match"), EntityTag.ifNoneMatch(ifNoneMatch, names: latest.version) {
+            // The tag the answer would have carried, in the encoding it would have been sent in.
+            return HTTPResponse(status: 304, headers: ResponseEncoding(request).encoded(response).headers.filter { $0.name == "ETag" })
         }
-        return .json(200, latest.body, headers: [("ETag", tag)])
+        return response
     }
 
     /// `GET /feeds`: every feed with its latest version.
@@ -72,10 +74,9 @@ extension BatchDiffService {
         }
         // A JSON Patch is the bare array; its ETag names the version it leads to. A request
         // that accepts an event stream is answered with one instead (FeedEvents.swift).
-        guard answer.isPatch else { return .json(200, answer.body, headers: [("Vary", "Accept")]) }
-        return HTTPResponse(
-            status: 200, headers: [("Content-Type", "application/json-patch+json"), ("ETag", "\"\(answer.latest)\""), ("Vary", "Accept")],
-            body: answer.body
+        guard answer.isPatch else { return .json(200, shared: answer.answer, headers: [("Vary", "Accept")]) }
+        return .json(
+            200, shared: answer.answer, type: "application/json-patch+json", headers: [("ETag", EntityTag.of(version: answer.latest)), ("Vary", "Accept")]
         )
     }
 
@@ -126,27 +127,6 @@ extension BatchDiffService {
             return try await call()
         } catch {
             throw Problem(error)
-        }
-    }
-
-    /// The condition of an `If-Match` header: it compares strongly, so weak tags never match.
-    static func writeCondition(ifMatch header: String) -> WriteCondition {
-        let tags = entityTags(header, weakMatches: false)
-        if tags.contains("*") { return .exists }
-        return .latest(in: Set(tags.compactMap { tag in Int(tag).flatMap { String($0) == tag ? $0 : nil } }))
-    }
-
-    /// The entity tags of an `If-Match` or `If-None-Match` header, without quotes (`*` as
-    /// is). Weak tags (`W/"3"`) are kept only when `weakMatches` (If-None-Match's weak
-    /// comparison); If-Match compares strongly, so they are left out.
-    static func entityTags(_ header: String, weakMatches: Bool) -> [String] {
-        header.split(separator: ",").compactMap { tag in
-            var tag = tag.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") {
-                guard weakMatches else { return nil }
-                tag.removeFirst(2)
-            }
-            return tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"") ? String(tag.dropFirst().dropLast()) : tag
         }
     }
 }

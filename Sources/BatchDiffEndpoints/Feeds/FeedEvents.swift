@@ -66,7 +66,7 @@ extension BatchDiffService {
                     continue
                 }
                 let answer = try await feeds.changes(of: id, since: since, wait: .zero, options: options)
-                open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body))
+                open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
                 since = answer.latest
             } catch {
                 let problem = Problem(error).response.body

@@ -1,0 +1,82 @@
+import Gzip
+import Synchronization
+
+/// An answer's JSON as many clients receive it: held once, however many connections send
+/// it, and its gzip form made once, by the first client that asks for it, then shared too.
+public final class SharedAnswer: Sendable {
+    /// The JSON text.
+    public let bytes: [UInt8]
+    private let compressed = Mutex<[UInt8]?>(nil)
+    private let lineBreaks = Mutex<Bool?>(nil)
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Whether the text holds a line break (CR or LF), found on the first call: an answer
+    /// of one line is framed as one event line, shared, by every stream that sends it.
+    public var hasLineBreaks: Bool {
+        lineBreaks.withLock { found in
+            if let found { return found }
+            let made = bytes.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+            found = made
+            return made
+        }
+    }
+
+    /// The text gzip-compressed; made on the first call (others wait for it, rather than
+    /// compress it again).
+    public var gzipped: [UInt8] {
+        compressed.withLock { compressed in
+            if let compressed { return compressed }
+            let made = Gzip.compress(bytes)
+            compressed = made
+            return made
+        }
+    }
+
+    /// Bytes held, as allocated: the text, and its gzip form once made.
+    var byteCount: Int { bytes.capacity + (compressed.withLock { $0?.capacity } ?? 0) }
+}
+
+/// What one question of the answer cache computed, whatever `maxChanges` its clients send
+/// (``AnswerCache``): the answer, and for a `changes` answer the number of operations of its
+/// batch and the reload a client whose `maxChanges` it passes gets instead, written the
+/// first time one asks.
+final class ComputedAnswer: Sendable {
+    /// The answer in full: the document, or the batch with its values (or steps, or patch).
+    let full: SharedAnswer
+    /// The batch's operations (0 for a document).
+    let operationCount: Int
+    /// What makes the reload answer, and the answer once made.
+    private let reload: Mutex<(make: (@Sendable () -> [UInt8])?, made: SharedAnswer?)>
+
+    /// A document, or an answer that never reloads.
+    init(_ full: [UInt8]) {
+        self.full = SharedAnswer(full)
+        operationCount = 0
+        reload = Mutex((nil, nil))
+    }
+
+    /// A `changes` answer: `full`, and the reload that `makeReload` writes.
+    init(full: [UInt8], operationCount: Int, makeReload: @escaping @Sendable () -> [UInt8]) {
+        self.full = SharedAnswer(full)
+        self.operationCount = operationCount
+        reload = Mutex((makeReload, nil))
+    }
+
+    /// The answer a client with `maxChanges` gets: the reload past it, else the full one.
+    func answer(maxChanges: Int?) -> SharedAnswer {
+        guard let maxChanges, operationCount > maxChanges else { return full }
+        return reload.withLock { reload in
+            if let made = reload.made { return made }
+            guard let make = reload.make else { return full }
+            let made = SharedAnswer(make())
+            reload = (nil, made)
+            return made
+        }
+    }
+
+    /// Bytes held: the answers made so far.
+    var byteCount: Int { full.byteCount + (reload.withLock { $0.made?.byteCount } ?? 0) }
+}
