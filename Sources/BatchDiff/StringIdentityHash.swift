@@ -8,19 +8,25 @@
 /// are canonically equivalent to ASCII ones (U+037E to `;`, U+1FEF to `` ` ``, U+212A to
 /// `K`: no other scalar's canonical decomposition is all ASCII), so a string of ASCII and
 /// those is hashed as the ASCII string it equals. Any other string equals no ASCII string,
-/// and takes its `hashValue`. The seed is drawn per process, so identities cannot be
-/// crafted offline to collide.
+/// and takes its `hashValue`.
+///
+/// What it guarantees against chosen identities: two 64-bit seeds are drawn per process,
+/// one in the running state and one in the other operand of every multiply (as wyhash
+/// puts its seed in both), so no operand can be made zero, or all ones, without knowing
+/// them, and collisions cannot be crafted offline. It is not a keyed MAC: a client who
+/// learns hashes (timing, say) over many requests may still find collisions, which cost
+/// the differ time, never a wrong batch (identities are compared after the hash).
 @usableFromInline
 enum StringIdentityHash {
-    static let seed: UInt64 = {
+    static let seeds: (UInt64, UInt64) = {
         var generator = SystemRandomNumberGenerator()
-        return generator.next()
+        return (generator.next(), generator.next())
     }()
 
-    /// ``seed``, through a call known to release nothing: a string borrowed across it (a
+    /// ``seeds``, through a call known to release nothing: a string borrowed across it (a
     /// row's identity read where the row lies) need not be retained for it.
     @usableFromInline @_effects(releasenone)
-    static func processSeed() -> UInt64 { seed }
+    static func processSeeds() -> (UInt64, UInt64) { seeds }
 
     /// The hash of `string`.
     @inlinable @inline(__always)
@@ -37,20 +43,21 @@ enum StringIdentityHash {
     @inlinable @inline(__always)
     static func hash(ascii bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
-        var state = processSeed() ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+        let (seed, operandSeed) = processSeeds()
+        var state = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
         var highBits: UInt64 = 0
         var offset = 0
         while offset + 16 <= count {
             let word0 = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             let word1 = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
             highBits |= word0 | word1
-            state = mix(state ^ word0, 0xA076_1D64_78BD_642F ^ word1)
+            state = mix(state ^ word0, operandSeed ^ word1)
             offset += 16
         }
         if count - offset > 8 {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             highBits |= word
-            state = mix(state ^ word, 0xE703_7ED1_A0B4_28DB)
+            state = mix(state ^ word, operandSeed ^ 0xE703_7ED1_A0B4_28DB)
             offset += 8
         }
         if offset < count {
@@ -63,10 +70,10 @@ enum StringIdentityHash {
                 for index in offset..<count { tail = tail << 8 | UInt64(bytes[index]) }
             }
             highBits |= tail
-            state = mix(state ^ tail, 0x8EBC_6AF0_9C88_C6E3)
+            state = mix(state ^ tail, operandSeed ^ 0x8EBC_6AF0_9C88_C6E3)
         }
         guard highBits & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return Int(truncatingIfNeeded: mix(state, 0x5899_65CC_7537_4CC3))
+        return Int(truncatingIfNeeded: mix(state, operandSeed ^ 0x5899_65CC_7537_4CC3))
     }
 
     /// The ASCII bytes of the ASCII string `string` equals, if it equals one.

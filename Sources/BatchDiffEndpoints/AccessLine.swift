@@ -6,7 +6,8 @@ import HTTPServer
 public struct AccessLine: Sendable {
     /// The method, one of a fixed set or `other`.
     public let method: String
-    /// The path, escaped when it holds a control character: a decoded %0A cannot forge a line.
+    /// The path, every byte that is not printable ASCII and every space escaped as `%XX`
+    /// (and `%` itself): a decoded `%0A`, `%20` or U+2028 cannot forge a line or a field.
     public let path: String
     /// The answer's status; 0 when none was sent.
     public let status: Int
@@ -19,12 +20,27 @@ public struct AccessLine: Sendable {
 
     init(method: String, _ exchange: HTTPExchange) {
         self.method = method
-        // (Control characters are ASCII, and no byte of a longer UTF-8 sequence is.)
-        path = exchange.path.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? exchange.path.debugDescription : exchange.path
+        path = Self.escaped(exchange.path)
         status = exchange.status
         microseconds = exchange.nanoseconds / 1000
         bytesIn = exchange.bytesIn
         bytesOut = exchange.bytesOut
+    }
+
+    /// `path` with every byte outside `!` to `~`, and `%`, written `%XX`.
+    static func escaped(_ path: String) -> String {
+        let isPlain = { (byte: UInt8) in byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") }
+        guard !path.utf8.allSatisfy(isPlain) else { return path }
+        let hexDigits = Array("0123456789ABCDEF".utf8)
+        var escaped: [UInt8] = []
+        for byte in path.utf8 {
+            if isPlain(byte) {
+                escaped.append(byte)
+            } else {
+                escaped += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Appends the line's text to `bytes`: no time, level or label, no newline.

@@ -88,6 +88,7 @@ public final class BatchDiffService: Sendable {
         case .bodyTooLarge(let limit): Problem.bodyTooLarge(limit: limit).response
         case .shuttingDown: Problem.shuttingDown.response
         case .busy(let retryAfter): Problem.serverBusy(retryAfter: retryAfter).response
+        case .ambiguousFraming(let reason): Problem.badHeader(reason).response
         case .unsupportedContentEncoding(let encoding): Problem.unsupportedContentEncoding(encoding).response
         case .undecodableBody(let reason): Problem.invalidEncoding(reason).response
         }

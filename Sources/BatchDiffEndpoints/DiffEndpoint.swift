@@ -38,18 +38,14 @@ extension BatchDiffService {
         var old: JSONValue?
         var new: JSONValue?
         var options: JSONValue?
+        // A member named twice was refused as the body was parsed (400 duplicate_member).
         for (key, value) in root.members {
-            // A member named twice is ambiguous (RFC 8259 §4: which one counts is up to the
-            // reader); only the first is read as a collection as it is parsed.
-            let seen: Bool
-            let name = key.string
-            switch name {
-            case "old": (seen, old) = (old != nil, value)
-            case "new": (seen, new) = (new != nil, value)
-            case "options": (seen, options) = (options != nil, value)
-            default: throw Problem.wrongShape("body: unknown member \(Self.quoted(name)); expected old, new, options")
+            switch key.string {
+            case "old": old = value
+            case "new": new = value
+            case "options": options = value
+            case let name: throw Problem.wrongShape("body: unknown member \(Self.quoted(name)); expected old, new, options")
             }
-            if seen { throw Problem.wrongShape("body: the member \(Self.quoted(name)) appears twice") }
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }

@@ -37,8 +37,13 @@ struct Problem: Error {
 }
 
 extension Problem {
+    /// A body that is not JSON (400 `malformed_json`), or whose object names a member twice
+    /// (400 `duplicate_member`, the detail naming the member and where).
     static func malformedJSON(_ error: JSONSyntaxError) -> Problem {
-        Problem(status: 400, code: "malformed_json", title: "Malformed JSON", detail: error.description)
+        guard error.duplicateMember == nil else {
+            return Problem(status: 400, code: "duplicate_member", title: "Member named twice", detail: error.description)
+        }
+        return Problem(status: 400, code: "malformed_json", title: "Malformed JSON", detail: error.description)
     }
 
     static func badQuery(_ detail: String) -> Problem {

@@ -1,4 +1,5 @@
-/// The name of a feed: 1 to 128 characters of `A-Z a-z 0-9 . _ -` (docs/feeds.md §1).
+/// The name of a feed: 1 to 128 characters of `A-Z a-z 0-9 . _ -`, and not `.` or `..`,
+/// which proxies normalise away as path segments (docs/feeds.md §1).
 public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The name as the client wrote it.
     public let name: String
@@ -12,7 +13,7 @@ public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
             default: false
             }
         }
-        guard allowed, (1...128).contains(name.utf8.count) else { throw .invalidFeedID(name) }
+        guard allowed, (1...128).contains(name.utf8.count), name != ".", name != ".." else { throw .invalidFeedID(name) }
         self.name = name
     }
 

@@ -47,8 +47,9 @@ public struct ChangedMembers: Sendable, Equatable {
     private static func members(_ text: ArraySlice<UInt8>, ignoring: String?) -> [Fingerprint: (name: String, value: Fingerprint)]? {
         guard let root = try? JSONDocument(bytes: Array(text)).root, root.isObject else { return nil }
         var members: [Fingerprint: (name: String, value: Fingerprint)] = [:]
-        for (key, value) in root.members {
-            guard let name = key.string, name != ignoring else { continue }
+        let ignored = ignoring.map(Fingerprint.string)
+        for (key, value) in root.members where key.fingerprint != ignored {
+            guard let name = key.string else { continue }
             let entry = members[key.fingerprint]
             members[key.fingerprint] = (name, (entry?.value ?? Fingerprint(high: 0, low: 0)) &+ Fingerprint.member(key: key.fingerprint, value: value.fingerprint))
         }

@@ -170,7 +170,8 @@ extension JSONOutput {
     /// collection reader leaves a section's first `items` out of its header), members as written.
     public mutating func object(_ value: JSONValue, without excluded: String) {
         let members = value.members
-        let skipped = members.firstIndex { $0.key.string == excluded }
+        let excluded = Fingerprint.string(excluded)
+        let skipped = members.firstIndex { $0.key.fingerprint == excluded }
         object { output in
             for (index, (key, member)) in members.enumerated() where index != skipped {
                 output.key(text: key.text)

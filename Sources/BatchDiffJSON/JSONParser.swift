@@ -216,6 +216,7 @@ struct JSONParser: ~Copyable {
                 }
             }
         }
+        if object && count > 1 { try checkDistinctMembers(of: index, count: count) }
         hasher.combine(UInt64(count))
         nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
         if let store {
@@ -230,6 +231,32 @@ struct JSONParser: ~Copyable {
         nodes[index].end = Int32(position)
         nodes[index].next = Int32(nodes.count)
         return index
+    }
+
+    /// Throws when the object at `object`, of `count` members, names one twice (names compare
+    /// by their Unicode scalars: their fingerprints are of the decoded UTF-8). Its members are
+    /// on the tape, each name (one node) followed by its value.
+    private func checkDistinctMembers(of object: Int, count: Int) throws(JSONSyntaxError) {
+        var keys: [Int] = []
+        keys.reserveCapacity(count)
+        var key = object + 1
+        for _ in 0..<count {
+            keys.append(key)
+            key = Int(nodes[key + 1].next)
+        }
+        var seen: Set<Fingerprint> = []
+        for (position, key) in keys.enumerated() {
+            let name = nodes[key].fingerprint
+            // A few members are compared with each other; many, through a set.
+            let repeated = count <= 16 ? keys[..<position].contains { nodes[$0].fingerprint == name } : !seen.insert(name).inserted
+            guard repeated else { continue }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: input[Int(nodes[key].start)..<Int(nodes[key].end)]), as: UTF8.self)
+            let shown = text.count > 100 ? String(text.prefix(100)) + "…\"" : text
+            throw JSONSyntaxError(
+                offset: Int(nodes[key].start), reason: "the object names the member \(shown) twice; readers disagree on which value wins",
+                duplicateMember: text
+            )
+        }
     }
 
     /// A new, empty row store for the items of a collection whose text starts at `start`.

@@ -112,25 +112,33 @@ extension PatchOperation {
     }
 
     /// The operations that turn the members of object `old` into those of `new`, at
-    /// `base`, the member `ignoring` aside. A name that repeats keeps its last value, as
-    /// JSON Patch appliers read objects.
+    /// `base`, the member `ignoring` aside. Names compare by their Unicode scalars (their
+    /// fingerprints), never by canonical equivalence: `café` and `cafe\u{301}` are two
+    /// members, as JSON Patch appliers read them.
     private static func members(of old: JSONValue, _ new: JSONValue, at base: String, ignoring: String) throws -> [PatchOperation] {
-        func byName(_ value: JSONValue) -> [String: JSONValue] {
-            var members: [String: JSONValue] = [:]
-            for (key, member) in value.members { if let name = key.string, name != ignoring { members[name] = member } }
+        let ignored = Fingerprint.string(ignoring)
+        func byName(_ value: JSONValue) -> [Fingerprint: (name: String, value: JSONValue)] {
+            var members: [Fingerprint: (name: String, value: JSONValue)] = [:]
+            for (key, member) in value.members where key.fingerprint != ignored {
+                if let name = key.string { members[key.fingerprint] = (name, member) }
+            }
             return members
+        }
+        /// By the names' scalars, so that the patch is the same whatever order they came in.
+        func sorted(_ members: [Fingerprint: (name: String, value: JSONValue)]) -> [(key: Fingerprint, value: (name: String, value: JSONValue))] {
+            members.sorted { $0.value.name.unicodeScalars.lexicographicallyPrecedes($1.value.name.unicodeScalars) { $0.value < $1.value } }
         }
         let (before, after) = (byName(old), byName(new))
         var operations: [PatchOperation] = []
-        for name in before.keys.sorted() where after[name] == nil {
-            operations.append(.remove(path: "\(base)/\(pointerToken(name))"))
+        for (key, member) in sorted(before) where after[key] == nil {
+            operations.append(.remove(path: "\(base)/\(pointerToken(member.name))"))
         }
-        for (name, member) in after.sorted(by: { $0.key < $1.key }) {
-            let path = "\(base)/\(pointerToken(name))"
-            if let previous = before[name] {
-                if previous.fingerprint != member.fingerprint { operations.append(.replace(path: path, value: member.text)) }
+        for (key, member) in sorted(after) {
+            let path = "\(base)/\(pointerToken(member.name))"
+            if let previous = before[key] {
+                if previous.value.fingerprint != member.value.fingerprint { operations.append(.replace(path: path, value: member.value.text)) }
             } else {
-                operations.append(.add(path: path, value: member.text))
+                operations.append(.add(path: path, value: member.value.text))
             }
         }
         return operations

@@ -66,7 +66,7 @@ final class PostgresConnectionPool: Sendable {
             }
         }
         database.metrics.record(since: start, failed: (try? result.get()) == nil)
-        return try result.mapError(PostgresDatabase.feedError).get()
+        return try result.mapError(database.feedError).get()
     }
 
     /// `work` on the slot's connection; a connection that broke or timed out is closed at

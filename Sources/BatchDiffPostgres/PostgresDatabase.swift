@@ -39,8 +39,14 @@ final class PostgresDatabase: Sendable {
     }
 
     /// The feed error of a failure: the database unreachable or not answering in time is
-    /// ``FeedError/storeUnavailable(_:)``; a refused statement is a bug.
-    static func feedError(_ error: PostgresError) -> FeedError {
-        error.kind == .statement ? .internalFailure("\(error)") : .storeUnavailable("\(error)")
+    /// ``FeedError/storeUnavailable(_:)``; a refused statement is a bug. What libpq said goes
+    /// to the log: it names hosts, addresses and users, which a client's answer must not.
+    func feedError(_ error: PostgresError) -> FeedError {
+        logger.warning("a PostgreSQL store call failed", metadata: ["reason": "\(ConninfoRedaction.redacted(error.description, of: conninfo))"])
+        switch error.kind {
+        case .statement: return .internalFailure("the PostgreSQL store refused a statement (SQLSTATE \(error.sqlstate))")
+        case .connection: return .storeUnavailable("the PostgreSQL store cannot be reached")
+        case .timeout: return .storeUnavailable("the PostgreSQL store did not answer in time")
+        }
     }
 }

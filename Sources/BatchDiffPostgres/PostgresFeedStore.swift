@@ -37,7 +37,7 @@ public final class PostgresFeedStore: FeedStore {
         do throws(PostgresError) {
             database = try PostgresDatabase(conninfo: conninfo, logger: logger)
         } catch {
-            throw .internalFailure("not a PostgreSQL connection URI: \(error.message)")
+            throw .internalFailure("not a PostgreSQL connection URI: \(ConninfoRedaction.redacted(error.message, of: conninfo))")
         }
         self.maxVersions = maxVersions
         // Half of the memory feeds may hold; the answers kept have the rest.

@@ -57,7 +57,7 @@ final class PostgresListener: Sendable {
                 if pings % Self.pingsPerCount == 0 { count() }
                 pings += 1
             } catch {
-                database.logger.warning("the PostgreSQL store is unavailable", metadata: ["reason": "\(error)"])
+                database.logger.warning("the PostgreSQL store is unavailable", metadata: ["reason": "\(ConninfoRedaction.redacted(error.description, of: database.conninfo))"])
                 connected = nil
                 down = true
                 database.metrics.reconnects.increment()
@@ -101,7 +101,7 @@ final class PostgresListener: Sendable {
             observers.notify(.missed)
             return connection
         } catch {
-            if !down { database.logger.warning("cannot reach the PostgreSQL store; trying again", metadata: ["reason": "\(error)"]) }
+            if !down { database.logger.warning("cannot reach the PostgreSQL store; trying again", metadata: ["reason": "\(ConninfoRedaction.redacted(error.description, of: database.conninfo))"]) }
             down = true
             lose()
             return nil

@@ -52,6 +52,9 @@ public enum HTTPServerRefusal: Sendable {
     /// The requests in flight use the memory their bodies may have
     /// (``HTTPServerConfiguration/requestMemory``); retry after `retryAfter` seconds.
     case busy(retryAfter: Int)
+    /// The request's framing is ambiguous (`Content-Length` repeated, or not a number):
+    /// read another way by a proxy in front, it could smuggle a request. The reason.
+    case ambiguousFraming(String)
     /// The body comes in a `Content-Encoding` other than gzip.
     case unsupportedContentEncoding(String)
     /// The gzip body cannot be inflated (damaged, or cut short); the reason.

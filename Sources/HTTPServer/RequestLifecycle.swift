@@ -82,6 +82,10 @@ final class RequestLifecycle: Sendable {
             return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
         }
         state.query = connection.queryArguments()
+        // Repeated lines of one header are joined with ", ": two lengths, or one list of them.
+        if let length = state.headers["content-length"], length.isEmpty || !length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return answer(state, with: refusal(.ambiguousFraming("Content-Length: expected one decimal length, not \(length.prefix(60).debugDescription)")), on: connection, close: true)
+        }
         let contentLength = state.headers["content-length"].flatMap { Int($0) }
         if let contentLength, contentLength > bodyLimit {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
@@ -128,6 +132,8 @@ final class RequestLifecycle: Sendable {
             return state.bytesIn <= 2 * bodyLimit + (1 << 20)
         }
         if let inflater = state.inflater {
+            // The compressed bytes are capped too: a gzip header that never ends inflates to nothing.
+            guard state.bytesIn <= bodyLimit else { return drop(state) { $0.tooLarge = true } }
             do throws(GzipError) {
                 // Memory is reserved before each inflated piece is kept.
                 try inflater.inflate(piece, into: &state.body, limit: bodyLimit) { reserve(bodyBytes: $0, for: state) }

@@ -85,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
-            throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(store.debugDescription)")
+            throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(ConninfoRedaction.redacted(store).debugDescription)")
         }
     }
 
@@ -151,10 +151,12 @@ struct ServeCommand: AsyncParsableCommand {
         let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
         let server = HTTPServerService(
             configuration: http, service: batchDiff, grace: .seconds(shutdownGrace), logger: logger
-        ) { [address, threads] port in
+        ) { [address, threads, store] port in
             print("batchdiff listening on http://\(shownHost):\(port)")
             fflush(nil)
-            logger.notice("listening", metadata: ["host": "\(address.host)", "port": "\(port)", "threads": "\(threads)"])
+            logger.notice("listening", metadata: [
+                "host": "\(address.host)", "port": "\(port)", "threads": "\(threads)", "store": "\(ConninfoRedaction.redacted(store))",
+            ])
         }
         // The group traps SIGTERM and SIGINT before it starts the server, so a signal sent
         // once "listening" is printed always stops it gracefully.

@@ -13,9 +13,9 @@ final class CollectionsReadAsParsedTests: XCTestCase {
         case 1: return ["\"a\"", "\"b\"", "\"\\u0061\"", "1.0", "null", "true"].randomElement(using: &rng)!
         case 2, 3: return "\(Int.random(in: 0...5, using: &rng))"
         case 4, 5:
-            let members = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
-                "\"" + ["id", "key", "t", "items"].randomElement(using: &rng)! + "\":" + value(&rng, depth: depth + 1)
-            }
+            // Distinct names: an object naming one twice is refused (duplicate_member).
+            let names = ["id", "key", "t", "items"].shuffled(using: &rng).prefix(Int.random(in: 0...3, using: &rng))
+            let members = names.map { name in "\"" + name + "\":" + value(&rng, depth: depth + 1) }
             return "{" + members.joined(separator: ",") + "}"
         default:
             return "[" + (0..<Int.random(in: 0...3, using: &rng)).map { _ in value(&rng, depth: depth + 1) }.joined(separator: ",") + "]"
@@ -29,12 +29,11 @@ final class CollectionsReadAsParsedTests: XCTestCase {
     private func collection(_ rng: inout SplitMix64) -> String {
         guard Bool.random(using: &rng) else { return items(&rng) }
         let sections = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
-            var members = ["\"items\":" + items(&rng), "\"id\":" + value(&rng, depth: 2)]
-            if Int.random(in: 0..<4, using: &rng) == 0 { members.append("\"items\":" + items(&rng)) }  // a second items
+            let members = ["\"items\":" + items(&rng), "\"id\":" + value(&rng, depth: 2)]
             return "{" + members.shuffled(using: &rng).joined(separator: ",") + "}"
         }
         var members = ["\"sections\":[" + sections.joined(separator: ",") + "]"]
-        if Int.random(in: 0..<4, using: &rng) == 0 { members.append("\"sections\":[]") }  // a second sections
+        if Int.random(in: 0..<4, using: &rng) == 0 { members.append("\"title\":\"t\"") }
         return "{" + members.shuffled(using: &rng).joined(separator: ",") + "}"
     }
 

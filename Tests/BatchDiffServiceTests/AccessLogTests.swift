@@ -27,13 +27,20 @@ final class AccessLogTests: ServerTestCase {
         XCTAssertTrue(lines.contains { $0.contains("notice batchdiff: stopped") }, "the lines logged at exit are out too: \(lines)")
     }
 
-    /// A decoded control character in a path is logged escaped: a client cannot forge a line.
+    /// A path is logged with every byte that is not printable ASCII, every space and `%`
+    /// escaped: a client cannot forge a line, nor fields within one (a decoded `%20` made
+    /// `/x 200 1us in=0 out=0` read as another request), nor break it with U+0085 or U+2028.
     func testAPathCannotForgeALine() throws {
         let server = try startServer(["--log-level", "info"])
-        XCTAssertEqual(try server.client.get("/x%0A2026-01-01T00:00:00Z%20info%20batchdiff:%20GET%20/forged").status, 404)
+        for path in ["/x%0A2026-01-01T00:00:00Z%20info%20batchdiff:%20GET%20/forged", "/x%20200%201us%20in=0%20out=0", "/n%C2%85l%E2%80%A8s%25"] {
+            XCTAssertEqual(try server.client.get(path).status, 404)
+        }
         let lines = loggedLines(of: server)
         XCTAssertFalse(lines.contains { $0.hasPrefix("2026-01-01") }, "\(lines)")
-        XCTAssertTrue(lines.contains { $0.contains(#"GET "/x\n2026-01-01T00:00:00Z info batchdiff: GET /forged" 404"#) }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains(" GET /x%0A2026-01-01T00:00:00Z%20info%20batchdiff:%20GET%20/forged 404 ") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains(" GET /x%20200%201us%20in=0%20out=0 404 ") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.contains(" GET /n%C2%85l%E2%80%A8s%25 404 ") }, "\(lines)")
+        XCTAssertFalse(server.log.unicodeScalars.contains { $0 == "\u{85}" || $0 == "\u{2028}" })
     }
 
     func testNoAccessLinesAboveInfo() throws {

@@ -46,11 +46,11 @@ final class AnswerOptionsTests: ServerTestCase {
             (#"{"id": 1, "n": 1, "s": "\u00e9", "o": {"x": 1, "y": 2}, "v": 0}"#, #"{"o": {"y": 2, "x": 1}, "id": 1, "s": "é", "n": 1.0, "v": 1}"#, ["v"]),
             (#"{"id": 1, "\u00e9": 1, "v": 0}"#, #"{"id": 1, "é": 2, "v": 0}"#, ["é"]),
             (#"{"id": 1, "ｚ": 1, "𝒜": 1, "Z": 1, "a": 1}"#, #"{"id": 1, "ｚ": 2, "𝒜": 2, "Z": 2, "a": 2}"#, ["Z", "a", "ｚ", "𝒜"]),  // code points, not UTF-16
-            (#"{"id": 1, "d": 1, "d": 2, "v": 0}"#, #"{"id": 1, "d": 2, "d": 1, "v": 1}"#, ["v"]),  // a repeated name: its values, in any order
-            (#"{"id": 1, "d": 1, "d": 2}"#, #"{"id": 1, "d": 2}"#, ["d"]),
+            // Canonically equivalent names are two members (their scalars differ).
+            (#"{"id": 1, "caf\u00e9": 1, "cafe\u0301": 1}"#, #"{"id": 1, "caf\u00e9": 1, "cafe\u0301": 2}"#, ["cafe\u{301}"]),
         ]
         for (old, new, expected) in cases {
-            // Sent as written (a JSONSerialization round trip would drop repeated names).
+            // Sent as written (a JSONSerialization round trip would merge equivalent names).
             let answer = assertJSON(try client.post("/diff", #"{"old": [\#(old)], "new": [\#(new)], "options": {"changedMembers": true}}"#))
             XCTAssertEqual(rows(answer)["reloaded"] as? [Int], [0], "\(old) → \(new)")
             XCTAssertEqual(rows(answer)["changedMembers"] as? [[String]], [expected!], "\(old) → \(new)")
@@ -143,13 +143,16 @@ final class AnswerOptionsTests: ServerTestCase {
         }
     }
 
-    /// A body naming `old`, `new` or `options` twice is ambiguous: 422, naming the member.
+    /// A body naming `old`, `new` or `options` twice is ambiguous: 400 duplicate_member,
+    /// naming the member and where (it was a 422 invalid_shape).
     func testAMemberNamedTwiceIsRefused() throws {
         let client = try startServer().client
-        for body in [#"{"old": [1], "old": [2], "new": []}"#, #"{"old": [], "new": [1], "new": [2]}"#,
-                     #"{"old": [], "new": [], "options": {}, "options": {"moves": false}}"#] {
-            let problem = assertProblem(try client.post("/diff", body), 422, "invalid_shape")
-            XCTAssertTrue((problem["detail"] as? String ?? "").contains("appears twice"), body)
+        for (body, member) in [(#"{"old": [1], "old": [2], "new": []}"#, "old"), (#"{"old": [], "new": [1], "new": [2]}"#, "new"),
+                               (#"{"old": [], "new": [], "options": {}, "options": {"moves": false}}"#, "options"),
+                               (#"{"old": [], "new": [], "options": {"moves": false, "moves": true}}"#, "moves")] {
+            let problem = assertProblem(try client.post("/diff", body), 400, "duplicate_member")
+            let detail = problem["detail"] as? String ?? ""
+            XCTAssertTrue(detail.contains("\"\(member)\" twice") && detail.contains("at byte"), detail)
         }
     }
 
