@@ -59,7 +59,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 } catch {
                     if Task.isCancelled { return nil }
                     if let error = error as? TransportError, !error.isRetryable { throw error }
-                    await pause(backoff.next())
+                    await retry(after: backoff.next(), because: "the server cannot be reached (\(error))")
                     continue
                 }
                 let problem = try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body))
@@ -72,7 +72,10 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 case 404 where problem?.code == "feed_not_found", 429, 500...:
                     // At least a short pause, whatever `Retry-After` says.
                     let retryAfter = response.header("retry-after").flatMap(Int.init).map { TimeInterval(Swift.min(Swift.max($0, 0), 300)) }
-                    await pause(Swift.max(retryAfter ?? backoff.next(), Backoff.shortest))
+                    let reason = response.status == 404
+                        ? "feed \(configuration.feed) does not exist (yet)"
+                        : "the server answered \(response.status)\(problem.map { " (\($0.code))" } ?? "")"
+                    await retry(after: Swift.max(retryAfter ?? backoff.next(), Backoff.shortest), because: reason)
                 default:
                     throw problem ?? TransportError("the server answered \(response.status)", isRetryable: false)
                 }
@@ -106,7 +109,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 guard held != nil else { throw error }
                 // What the server diffed is not what this client holds: fetch it all again.
                 version = 0
-                await pause(backoff.next())
+                await retry(after: backoff.next(), because: "an answer did not fit the collection held; fetching it whole")
                 return nil
             }
             backoff.reset()
@@ -116,6 +119,12 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             version = changes.to
             collection = next
             return FeedUpdate(version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers)
+        }
+
+        /// Tells ``FollowerConfiguration/onRetry`` why and for how long, then waits.
+        private func retry(after seconds: TimeInterval, because reason: String) async {
+            configuration.onRetry?(reason, seconds)
+            await pause(seconds)
         }
 
         /// Waits `seconds`; a cancelled task stops waiting (and the loop ends).
@@ -164,10 +173,14 @@ public struct FollowerConfiguration: Sendable {
     public var maxChanges: Int?
     /// Asks the server for the members that changed in each reloaded row.
     public var changedMembers: Bool
+    /// Told each time the follower waits before it tries again: why (the server cannot be
+    /// reached, the feed does not exist yet, a 503), and for how many seconds.
+    public var onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)?
 
     public init(
         serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false
+        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false,
+        onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
         self.feed = feed
@@ -176,6 +189,7 @@ public struct FollowerConfiguration: Sendable {
         self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
         self.changedMembers = changedMembers
+        self.onRetry = onRetry
     }
 
     /// `GET …/changes?since=N&wait=S`; the request may take the wait and 15 s more.

@@ -40,7 +40,7 @@ extension BatchDiffService {
     /// content type (415).
     /// `found` is the request path's route (``route(of:)``).
     func endpoint(of request: HTTPRequest, _ found: (route: Route, parameters: PathParameters)?) throws(Problem) -> (Endpoint, PathParameters) {
-        guard let (route, parameters) = found else { throw Problem.notFound(request.path) }
+        guard let (route, parameters) = found else { throw Self.unrouted(request.path) }
         guard let endpoint = route.endpoints.first(where: { $0.methods.contains(request.method) }) else {
             throw Problem.methodNotAllowed(request.method, request.path, allowed: route.allowed)
         }
@@ -51,6 +51,16 @@ extension BatchDiffService {
         }
         if endpoint.body == .json { try Self.checkContentType(request) }
         return (endpoint, parameters)
+    }
+
+    /// The problem of a path no route matches: under `/feeds/`, a feed id with a `/` in it
+    /// (`/feeds/team/news`, or `/feeds/a%2Fb` decoded) is an invalid feed id; else 404.
+    private static func unrouted(_ path: String) -> Problem {
+        let feedsPrefix = "/feeds/"
+        guard path.hasPrefix(feedsPrefix) else { return Problem.notFound(path) }
+        var name = path.dropFirst(feedsPrefix.count)
+        if name.hasSuffix("/changes") { name = name.dropLast("/changes".count) }
+        return Problem.invalidFeedID(String(name))
     }
 
     /// The name of the route `path` belongs to, for metrics: its pattern, or `other`.

@@ -10,8 +10,9 @@ struct FollowCommand: AsyncParsableCommand {
         discussion: """
             Each line is {"version": V, "data": <the whole collection>}, written as soon as the \
             version is known. The feed is long polled; a version no longer retained or a \
-            feed deleted and created again is fetched whole again, and restarts, 503s and \
-            network errors are waited out.
+            feed deleted and created again is fetched whole again, and restarts, 503s, \
+            network errors and a feed that does not exist yet are waited out, each wait \
+            told on standard error.
             """
     )
 
@@ -36,10 +37,13 @@ struct FollowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        FileHandle.standardError.write(Data("follow \(feed): following \(url)\n".utf8))
         let follower = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(
                 serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait
-            )
+            ) { [feed] reason, seconds in
+                FileHandle.standardError.write(Data("follow \(feed): \(reason); trying again in \(String(format: "%.1f", seconds)) s\n".utf8))
+            }
         ) { [idKey] in $0.identity(idKey: idKey) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -9,16 +9,23 @@ final class FollowCommandTests: ServerTestCase {
     private final class FollowProcess: @unchecked Sendable {  // `lines` is read and written under `lock`
         let process = Process()
         private let output = Pipe()
+        private let errorOutput = Pipe()
         private let lock = NSLock()
         private var lines: [String] = []
         private var partial = ""
+        private var errorText = ""
 
         init(_ arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = try ServerProcess.binaryURL()
             process.arguments = ["follow"] + arguments
             process.environment = ServerProcess.environment(environment)
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            process.standardError = errorOutput
+            errorOutput.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard let self, !data.isEmpty else { return }
+                self.lock.withLock { self.errorText += String(decoding: data, as: UTF8.self) }
+            }
             output.fileHandleForReading.readabilityHandler = { [weak self] handle in
                 let data = handle.availableData
                 guard let self, !data.isEmpty else { return }
@@ -36,7 +43,11 @@ final class FollowCommandTests: ServerTestCase {
         deinit {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             output.fileHandleForReading.readabilityHandler = nil
+            errorOutput.fileHandleForReading.readabilityHandler = nil
         }
+
+        /// What it wrote on standard error so far.
+        var errors: String { lock.withLock { errorText } }
 
         /// Waits up to `timeout` seconds for line `index` (from 0), parsed.
         func line(_ index: Int, timeout: Double = 15) -> [String: Any]? {
@@ -81,6 +92,20 @@ final class FollowCommandTests: ServerTestCase {
         XCTAssertEqual(data(follow.line(3, timeout: 20)), jsonText([4, 5]))
         XCTAssertEqual(follow.lineCount, 4, "one line per version, no repeats")
         XCTAssertTrue(follow.process.isRunning)
+    }
+
+    /// A server not there, then a feed not there: `follow` says on standard error what it
+    /// waits for and when it tries again, instead of waiting in silence, and follows the
+    /// feed once it exists.
+    func testFollowSaysWhatItWaitsFor() throws {
+        let port = try freeLoopbackPort()
+        let follow = try FollowProcess(["news", "--url", "http://127.0.0.1:\(port)", "--wait", "1"])
+        XCTAssertTrue(eventually(timeout: 10) { follow.errors.contains("the server cannot be reached") }, follow.errors)
+        XCTAssertTrue(follow.errors.contains("trying again in"), follow.errors)
+        let server = try startServer(["--port", "\(port)"])
+        XCTAssertTrue(eventually(timeout: 15) { follow.errors.contains("feed news does not exist (yet)") }, follow.errors)
+        let version = assertVersion(try server.client.put("/feeds/news", "[1]"))
+        XCTAssertEqual(follow.line(0, timeout: 20)?["version"] as? Int, version)
     }
 
     func testFollowWithARefusedTokenFails() throws {

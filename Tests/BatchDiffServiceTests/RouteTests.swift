@@ -125,9 +125,16 @@ final class RouteTests: ServerTestCase {
     // MARK: Errors
 
     func testUnknownRouteIs404() throws {
-        for path in ["/nope", "/index.html", "/healthz/", "/healthz/x", "/feeds/a/b", "/feeds/a/changes/", "/feeds/a/changes/x", "/diff/", "/feeds//"] {
+        for path in ["/nope", "/index.html", "/healthz/", "/healthz/x", "/diff/", "/feed/a"] {
             assertProblem(try client.get(path), 404, "not_found")
         }
+        // Under /feeds/, what stands where the id goes is a feed id, and a `/` (written, or
+        // %2F decoded) is no part of one (docs/feeds.md §1); it was a 404 "no route".
+        for path in ["/feeds/a/b", "/feeds/a%2Fb", "/feeds/team/news", "/feeds/team/news/changes?since=0", "/feeds/a/changes/", "/feeds/a/changes/x", "/feeds//"] {
+            let problem = assertProblem(try client.get(path), 400, "invalid_feed_id")
+            XCTAssertNotNil(problem["detail"], path)
+        }
+        assertProblem(try client.put("/feeds/team/news", "[1]"), 400, "invalid_feed_id")
         XCTAssertEqual((assertJSON(try client.get("/feeds/"))["feeds"] as? [Any])?.count, 0, "/feeds/ is the list of feeds")
         assertProblem(try client.get("/feeds/never-stored"), 404, "feed_not_found")
         assertProblem(try client.get("/feeds/never-stored/changes?since=0"), 404, "feed_not_found")
