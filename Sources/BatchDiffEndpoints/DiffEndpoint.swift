@@ -4,7 +4,7 @@ import HTTPServer
 
 extension BatchDiffService {
     /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true,
-    /// "format": "batch", "changedMembers": false, "maxChanges": N}}`.
+    /// "uniqueIdentities": false, "format": "batch", "changedMembers": false, "maxChanges": N}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         // `old` and `new` are read as the body is parsed, with the default identity member;
         // a body whose options name another is read again with it. Each reading ends with
@@ -13,7 +13,12 @@ extension BatchDiffService {
         var idKey = "id"
         while true {
             let body = try Self.readBody(request, idKey: idKey)
-            if body.idKey == idKey { return try Self.batchAnswer(body, text: request.body) }
+            if body.idKey == idKey {
+                if body.uniqueIdentities, let repeated = body.old.firstRepeatedIdentity(path: "old") ?? body.new.firstRepeatedIdentity(path: "new") {
+                    throw Problem.duplicateIdentity("options.uniqueIdentities: \(repeated)")
+                }
+                return try Self.batchAnswer(body, text: request.body)
+            }
             idKey = body.idKey
         }
     }
@@ -29,7 +34,8 @@ extension BatchDiffService {
         var idKey: String
         var options: DiffOptions
         var answer: AnswerOptions
-
+        /// Whether `old` and `new` must each keep their identities unique.
+        var uniqueIdentities: Bool
     }
 
     private static func readBody(_ request: HTTPRequest, idKey readWith: String) throws(Problem) -> DiffBody {
@@ -49,11 +55,11 @@ extension BatchDiffService {
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }
-        let (idKey, diffOptions, answerOptions) = try Self.options(options)
+        let (idKey, diffOptions, answerOptions, uniqueIdentities) = try Self.options(options)
         do {
             return DiffBody(
                 old: try old.collection(idKey: readWith, path: "old"), new: try new.collection(idKey: readWith, path: "new"),
-                oldValue: old, newValue: new, idKey: idKey, options: diffOptions, answer: answerOptions
+                oldValue: old, newValue: new, idKey: idKey, options: diffOptions, answer: answerOptions, uniqueIdentities: uniqueIdentities
             )
         } catch {
             throw Problem.wrongShape(error)
@@ -93,14 +99,17 @@ extension BatchDiffService {
         return .json(200, output.bytes)
     }
 
-    /// Reads `options`: `idKey` (a non-empty string), `moves` (a Boolean), and the answer
-    /// options `format`, `changedMembers` and `maxChanges`. Anything else is a 400 naming
-    /// the member.
-    private static func options(_ value: JSONValue?) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions) {
+    /// Reads `options`: `idKey` (a non-empty string), `moves` and `uniqueIdentities`
+    /// (Booleans), and the answer options `format`, `changedMembers` and `maxChanges`.
+    /// Anything else is a 400 naming the member.
+    private static func options(
+        _ value: JSONValue?
+    ) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions, uniqueIdentities: Bool) {
         var idKey = "id"
         var options = DiffOptions()
         var answer = AnswerOptions()
-        guard let value else { return (idKey, options, answer) }
+        var uniqueIdentities = false
+        guard let value else { return (idKey, options, answer, uniqueIdentities) }
         guard value.isObject else { throw Problem.invalidOption("options: expected an object, found \(value.kindName)") }
         for (key, member) in value.members {
             let name = key.string
@@ -113,14 +122,21 @@ extension BatchDiffService {
             case "moves":
                 guard let moves = member.bool else { throw Problem.invalidOption("options.moves: expected true or false, found \(member.kindName)") }
                 options.allowsMoves = moves
+            case "uniqueIdentities":
+                guard let unique = member.bool else {
+                    throw Problem.invalidOption("options.uniqueIdentities: expected true or false, found \(member.kindName)")
+                }
+                uniqueIdentities = unique
             case let name? where try answer.read(name, member):
                 continue
             default:
-                throw Problem.invalidOption("options: unknown member \(Self.quoted(name)); expected idKey, moves, format, changedMembers, maxChanges")
+                throw Problem.invalidOption(
+                    "options: unknown member \(Self.quoted(name)); expected idKey, moves, uniqueIdentities, format, changedMembers, maxChanges"
+                )
             }
         }
         if let mismatch = answer.formatMismatch { throw Problem.invalidOption("options.\(mismatch)") }
-        return (idKey, options, answer)
+        return (idKey, options, answer, uniqueIdentities)
     }
 
     /// A member's name as an error names it: quoted, or `?` when it is not valid text.

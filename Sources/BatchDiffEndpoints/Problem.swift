@@ -62,6 +62,11 @@ extension Problem {
         Problem(status: 422, code: "invalid_shape", title: "JSON of the wrong shape", detail: error.description)
     }
 
+    /// A collection that repeats an identity where they must be unique (`uniqueIdentities`).
+    static func duplicateIdentity(_ detail: String) -> Problem {
+        Problem(status: 422, code: "duplicate_identity", title: "Identity repeated", detail: detail)
+    }
+
     static func wrongShape(_ detail: String) -> Problem {
         Problem(status: 422, code: "invalid_shape", title: "JSON of the wrong shape", detail: detail)
     }

@@ -15,8 +15,10 @@ public enum FeedError: Error, Sendable, Equatable {
     case conditionFailed(FeedID, latest: Int?)
     /// The snapshot is not JSON.
     case malformedJSON(JSONSyntaxError)
-    /// The snapshot is not a collection, or not of the feed's shape or identity member.
+    /// The snapshot is not a collection, or not of the feed's shape or settings.
     case invalidSnapshot(String)
+    /// The snapshot repeats an identity in a feed that keeps them unique: where.
+    case duplicateIdentity(String)
     /// A snapshot (of a new feed or an existing one) that would not fit in the memory feeds
     /// may hold, even with every feed cut down to its latest version; nothing was stored or
     /// evicted.

@@ -8,7 +8,7 @@ import BatchDiffJSON
 /// call is `async` and the core never makes one on an HTTP server's threads), may fail
 /// (throwing ``FeedError``), and may be shared by several processes, so that a new version
 /// can appear that this process did not write. Writes are conditional for that reason:
-/// ``append(_:to:idKey:after:)`` stores a version only on top of the one it was made from.
+/// ``append(_:to:settings:after:)`` stores a version only on top of the one it was made from.
 /// A store keeps its own retention limits (versions per feed, bytes).
 public protocol FeedStore: Sendable {
     /// The latest version of feed `id`, whole, or `nil` when there is no such feed.
@@ -24,10 +24,11 @@ public protocol FeedStore: Sendable {
 
     /// Stores `snapshot` as the next version of feed `id` when the feed's latest version is
     /// still `previous` (the snapshot is numbered `previous + 1`); `previous` nil creates the
-    /// feed, with the identity member `idKey` and the snapshot's number as its first
-    /// version, when it does not exist. Returns `false` and changes nothing when the feed
-    /// moved on (or was created, or deleted) meanwhile. Retention may then drop old versions.
-    func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool
+    /// feed, with `settings` and the snapshot's number as its first version, when it does
+    /// not exist (a feed keeps the settings it was created with). Returns `false` and
+    /// changes nothing when the feed moved on (or was created, or deleted) meanwhile.
+    /// Retention may then drop old versions.
+    func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool
 
     /// Removes feed `id`; returns whether it existed.
     func delete(_ id: FeedID) async throws(FeedError) -> Bool
@@ -62,17 +63,34 @@ extension FeedStore {
     public var isAvailable: Bool { true }
 }
 
-/// The latest version of a feed as a store keeps it.
-public struct StoredSnapshot: Sendable {
+/// What a feed keeps from its first write, in every store: how its items are read, and
+/// what its writes are held to.
+public struct FeedSettings: Sendable, Equatable {
     /// The member that holds an item's (and a section's) identity in this feed.
     public var idKey: String
+    /// Whether every version must keep its identities unique (``JSONCollection/firstRepeatedIdentity(path:)``).
+    public var uniqueIdentities: Bool
+
+    public init(idKey: String = "id", uniqueIdentities: Bool = false) {
+        self.idKey = idKey
+        self.uniqueIdentities = uniqueIdentities
+    }
+}
+
+/// The latest version of a feed as a store keeps it.
+public struct StoredSnapshot: Sendable {
+    /// The feed's settings.
+    public var settings: FeedSettings
     /// The version, whole; its `version` is the feed's latest.
     public var snapshot: Snapshot
 
-    public init(idKey: String, snapshot: Snapshot) {
-        self.idKey = idKey
+    public init(settings: FeedSettings, snapshot: Snapshot) {
+        self.settings = settings
         self.snapshot = snapshot
     }
+
+    /// The member that holds an item's identity in this feed.
+    public var idKey: String { settings.idKey }
 }
 
 /// A feed and its latest version, as listed.

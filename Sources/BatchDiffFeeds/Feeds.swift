@@ -45,12 +45,16 @@ public final class Feeds: Sendable {
     }
 
     /// Stores the JSON `text` as the next version of feed `id` unless it equals the latest;
-    /// creates the feed (with the identity member `idKey`, default `id`) when it is new, its
-    /// first version starting a new series (``VersionSeries``). Writes to one feed take
-    /// turns in the order they call (``WriteTurns``); the text is read in the write's turn,
-    /// on a worker. The answer's batch is as `options` ask for it.
+    /// creates the feed (with the identity member `idKey`, default `id`, and
+    /// `uniqueIdentities`, default false) when it is new, its first version starting a new
+    /// series (``VersionSeries``). A write that names either setting must name the feed's.
+    /// A feed with unique identities refuses a snapshot that repeats one
+    /// (``FeedError/duplicateIdentity(_:)``). Writes to one feed take turns in the order they
+    /// call (``WriteTurns``); the text is read in the write's turn, on a worker. The answer's
+    /// batch is as `options` ask for it.
     public func write(
-        _ text: [UInt8], to id: FeedID, idKey requested: String?, condition: WriteCondition, options: AnswerOptions = AnswerOptions()
+        _ text: [UInt8], to id: FeedID, idKey requested: String?, uniqueIdentities: Bool? = nil, condition: WriteCondition,
+        options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> FeedWrite {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
             // Read with the identity member the write names, else the feed's: read again only
@@ -58,24 +62,31 @@ public final class Feeds: Sendable {
             let storedIdKey = requested == nil ? try await store.latest(of: id)?.idKey : nil
             let readWith = requested ?? storedIdKey ?? "id"
             let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith) }
-            return try await write((document, readWith), to: id, idKey: requested, condition: condition, options: options)
+            return try await write(
+                (document, readWith), to: id, requested: (requested, uniqueIdentities), condition: condition, options: options
+            )
         }
     }
 
-    /// ``write(_:to:idKey:condition:)`` of a text read: a store shared with other processes
-    /// may still move on meanwhile, and the write then tries again from the new latest.
+    /// ``write(_:to:idKey:uniqueIdentities:condition:options:)`` of a text read: a store
+    /// shared with other processes may still move on meanwhile, and the write then tries
+    /// again from the new latest. `requested` holds the settings the write names.
     private func write(
-        _ read: (document: JSONDocument, idKey: String), to id: FeedID, idKey requested: String?, condition: WriteCondition,
-        options: AnswerOptions
+        _ read: (document: JSONDocument, idKey: String), to id: FeedID, requested: (idKey: String?, uniqueIdentities: Bool?),
+        condition: WriteCondition, options: AnswerOptions
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?
         while true {
             let stored = try await store.latest(of: id)
             let previous = stored?.snapshot.version
             guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
-            let idKey = stored?.idKey ?? requested ?? "id"
-            if let requested, requested != idKey {
+            let settings = stored?.settings ?? FeedSettings(idKey: requested.idKey ?? "id", uniqueIdentities: requested.uniqueIdentities ?? false)
+            let idKey = settings.idKey
+            if let requested = requested.idKey, requested != idKey {
                 throw .invalidSnapshot("feed \(id) uses idKey \(idKey.debugDescription); it cannot change to \(requested.debugDescription)")
+            }
+            if let requested = requested.uniqueIdentities, requested != settings.uniqueIdentities {
+                throw .invalidSnapshot("feed \(id) was created with uniqueIdentities=\(settings.uniqueIdentities); it cannot change to \(requested)")
             }
             if parsed?.idKey != idKey {
                 parsed = (idKey, try await Workers.run { () throws(FeedError) in
@@ -84,6 +95,10 @@ public final class Feeds: Sendable {
                 })
             }
             let snapshot = parsed!.snapshot
+            if settings.uniqueIdentities {
+                let repeated = await Workers.run { snapshot.collection.firstRepeatedIdentity(path: "body") }
+                if let repeated { throw .duplicateIdentity("feed \(id) keeps its identities unique: \(repeated)") }
+            }
             if let stored {
                 let latest = stored.snapshot.version
                 guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
@@ -103,7 +118,7 @@ public final class Feeds: Sendable {
             let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
             // Room for the new version is made by dropping the answers kept first.
             if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
-            guard try await store.append(next, to: id, idKey: idKey, after: previous) else { continue }  // moved on: again
+            guard try await store.append(next, to: id, settings: settings, after: previous) else { continue }  // moved on: again
             metrics.answersComputed.increment()
             answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
             return FeedWrite(version: next.version, changed: true, body: made.write)

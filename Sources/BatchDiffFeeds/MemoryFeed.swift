@@ -5,7 +5,7 @@ import Synchronization
 /// One feed of the ``MemoryFeedStore``: its latest snapshot and the versions before it as
 /// fingerprints, interned in a pool so that versions sharing rows share their storage.
 final class MemoryFeed: Sendable {
-    let idKey: String
+    let settings: FeedSettings
     private let state: Mutex<State>
     /// Where the feed adds the change in its bytes, and in its floor (its bytes with only
     /// the latest version left), so the store's totals need no walk.
@@ -44,8 +44,8 @@ final class MemoryFeed: Sendable {
     }
 
     /// A feed whose first version is `first`.
-    init(idKey: String, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
-        self.idKey = idKey
+    init(settings: FeedSettings, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
+        self.settings = settings
         self.total = total
         self.floors = floors
         state = Mutex(State(latest: first))
@@ -102,7 +102,7 @@ final class MemoryFeed: Sendable {
         } catch {
             throw .internalFailure("version \(number) of a feed: its kept text does not inflate: \(error)")
         }
-        return try Snapshot(text: text, idKey: idKey).numbered(number)
+        return try Snapshot(text: text, idKey: settings.idKey).numbered(number)
     }
 
     /// Marks the feed deleted; its bytes leave the store's total.

@@ -30,7 +30,7 @@ public final class MemoryFeedStore: FeedStore {
 
     public func latest(of id: FeedID) throws(FeedError) -> StoredSnapshot? {
         guard let feed = feed(id), let latest = feed.latest else { return nil }
-        return StoredSnapshot(idKey: feed.idKey, snapshot: latest)
+        return StoredSnapshot(settings: feed.settings, snapshot: latest)
     }
 
     public func collection(at version: Int, of id: FeedID) throws(FeedError) -> JSONCollection? {
@@ -45,11 +45,11 @@ public final class MemoryFeedStore: FeedStore {
 
     /// Interning a version's rows and evicting are CPU work: done on a worker, off the
     /// caller's (cooperative) thread.
-    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
-        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, idKey: idKey, after: previous) }
+    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, settings: settings, after: previous) }
     }
 
-    private func appendNow(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) throws(FeedError) -> Bool {
+    private func appendNow(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) throws(FeedError) -> Bool {
         // A write that could not fit even with every feed cut down to its latest version is
         // refused before anything is touched: nothing stored, nothing evicted.
         let replaced = previous == nil ? 0 : feed(id)?.floorByteEstimate ?? 0
@@ -60,7 +60,7 @@ public final class MemoryFeedStore: FeedStore {
             guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
             feed.trim(toVersions: maxVersions)
         } else {
-            let fresh = MemoryFeed(idKey: idKey, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
+            let fresh = MemoryFeed(settings: settings, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
             let inserted = feeds.withLock { $0.insert(fresh, as: id) }
             guard inserted else {
                 fresh.delete()  // another first write won

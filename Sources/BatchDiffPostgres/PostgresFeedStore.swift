@@ -52,7 +52,7 @@ public final class PostgresFeedStore: FeedStore {
         let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
             // The body only when it is not the version kept.
             try connection.query("""
-                SELECT f.id_key, f.latest, CASE WHEN f.latest = $2 THEN NULL ELSE v.body END
+                SELECT f.id_key, f.latest, CASE WHEN f.latest = $2 THEN NULL ELSE v.body END, f.unique_identities
                 FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = $1
                 """, [.text(id.name), .integer(cached?.snapshot.version ?? -1)], deadline: deadline)
         }
@@ -61,9 +61,10 @@ public final class PostgresFeedStore: FeedStore {
             return nil
         }
         if rows.isNull(0, 2), let cached { return cached }
-        let (idKey, version, body) = (rows.text(0, 0), rows.integer(0, 1), rows.bytes(0, 2))
-        let found = StoredSnapshot(idKey: idKey, snapshot: try await Workers.run { () throws(FeedError) in
-            try Snapshot(text: body, idKey: idKey).numbered(version)
+        let (version, body) = (rows.integer(0, 1), rows.bytes(0, 2))
+        let settings = FeedSettings(idKey: rows.text(0, 0), uniqueIdentities: rows.integer(0, 3) != 0)
+        let found = StoredSnapshot(settings: settings, snapshot: try await Workers.run { () throws(FeedError) in
+            try Snapshot(text: body, idKey: settings.idKey).numbered(version)
         })
         cache.withLock { cache in
             if (cache[id]?.snapshot.version ?? .min) < version { cache.keep(found, for: id) }
@@ -83,7 +84,7 @@ public final class PostgresFeedStore: FeedStore {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).numbered(version) }
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
+    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         let version = snapshot.version
         let body = snapshot.bytes
         let stored = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
@@ -100,11 +101,11 @@ public final class PostgresFeedStore: FeedStore {
             } else {
                 rows = try Self.change(connection, """
                     WITH created AS (
-                        INSERT INTO batchdiff_feeds (id, id_key, latest) VALUES ($1::text, $4::text, $2::bigint)
+                        INSERT INTO batchdiff_feeds (id, id_key, latest, unique_identities) VALUES ($1::text, $4::text, $2::bigint, $5::integer)
                         ON CONFLICT (id) DO NOTHING RETURNING id),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1)
                     SELECT (SELECT count(*) FROM stored)
-                    """, [.text(id.name), .integer(version), .bytes(body), .text(idKey)],
+                    """, [.text(id.name), .integer(version), .bytes(body), .text(settings.idKey), .integer(settings.uniqueIdentities ? 1 : 0)],
                     deadline: deadline)
             }
             guard rows.integer(0, 0) == 1 else { return false }
@@ -112,7 +113,7 @@ public final class PostgresFeedStore: FeedStore {
             return true
         }
         guard stored else { return false }
-        cache.withLock { $0.keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id) }
+        cache.withLock { $0.keep(StoredSnapshot(settings: settings, snapshot: snapshot), for: id) }
         observers.notify(.appended(id, version: version))
         return true
     }

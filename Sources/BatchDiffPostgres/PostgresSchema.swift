@@ -20,6 +20,10 @@ enum PostgresSchema {
                 version bigint NOT NULL, body bytea NOT NULL, PRIMARY KEY (feed, version))
             """,
         ],
+        [
+            // Version 2: whether a feed keeps its identities unique (uniqueIdentities).
+            "ALTER TABLE batchdiff_feeds ADD COLUMN unique_identities integer NOT NULL DEFAULT 0",
+        ],
     ]
 
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).

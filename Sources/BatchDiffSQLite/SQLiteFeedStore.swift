@@ -33,11 +33,19 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             try connection.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
             try connection.writeTransaction { () throws(SQLiteError) in
                 try connection.execute("""
-                    CREATE TABLE IF NOT EXISTS feeds (id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS feeds (
+                        id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL, unique_identities INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
                     CREATE TABLE IF NOT EXISTS versions (
                         feed TEXT NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, version)
                     ) WITHOUT ROWID;
                     """)
+                // A file made before feeds kept `uniqueIdentities` gains the column (false).
+                let column = try connection.prepare("SELECT count(*) FROM pragma_table_info('feeds') WHERE name = 'unique_identities'")
+                _ = try column.step()
+                if column.integer(at: 0) == 0 {
+                    try connection.execute("ALTER TABLE feeds ADD COLUMN unique_identities INTEGER NOT NULL DEFAULT 0")
+                }
             }
             let feeds = try connection.prepare("SELECT count(*) FROM feeds")
             let versions = try connection.prepare("SELECT count(*) FROM versions")
@@ -63,20 +71,22 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         if let cached = cache.withLock({ $0[id] }) { return cached }
-        let row = try await run { connection throws(FeedError) -> (idKey: String, version: Int, body: [UInt8])? in
-            try Self.sql { () throws(SQLiteError) -> (idKey: String, version: Int, body: [UInt8])? in
+        let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, body: [UInt8])? in
+            try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, body: [UInt8])? in
                 let select = try connection.prepare("""
-                    SELECT f.id_key, v.version, v.body FROM feeds f JOIN versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = ?
+                    SELECT f.id_key, f.unique_identities, v.version, v.body
+                    FROM feeds f JOIN versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = ?
                     """)
                 try select.bind(.text(id.name))
                 guard try select.step() else { return nil }
-                return (select.text(at: 0), select.integer(at: 1), select.blob(at: 2))
+                let settings = FeedSettings(idKey: select.text(at: 0), uniqueIdentities: select.integer(at: 1) != 0)
+                return (settings, select.integer(at: 2), select.blob(at: 3))
             }
         }
         guard let row else { return nil }
         // Read again on a worker, not on the store's queue, which every feed shares.
-        let found = StoredSnapshot(idKey: row.idKey, snapshot: try await Workers.run { () throws(FeedError) in
-            try Snapshot(text: row.body, idKey: row.idKey).numbered(row.version)
+        let found = StoredSnapshot(settings: row.settings, snapshot: try await Workers.run { () throws(FeedError) in
+            try Snapshot(text: row.body, idKey: row.settings.idKey).numbered(row.version)
         })
         // Kept in the order of the store's calls: a write or a deletion since the read wins.
         try await run { _ throws(FeedError) in self.keep(found, for: id, ifStillVersion: row.version) }
@@ -98,7 +108,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).numbered(version) }
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, idKey: String, after previous: Int?) async throws(FeedError) -> Bool {
+    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         let (maxVersions, text) = (maxVersions, snapshot.bytes)
         let trimmed = try await run { connection throws(FeedError) -> Int? in
             try Self.sql { () throws(SQLiteError) -> Int? in
@@ -107,8 +117,11 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     try latest.bind(.text(id.name))
                     let current: Int? = try latest.step() ? latest.integer(at: 0) : nil
                     guard current == previous else { return nil }
-                    let feed = try connection.prepare("INSERT INTO feeds (id, id_key, latest) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET latest = excluded.latest")
-                    try feed.bind(.text(id.name), .text(idKey), .integer(snapshot.version))
+                    let feed = try connection.prepare("""
+                        INSERT INTO feeds (id, id_key, latest, unique_identities) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (id) DO UPDATE SET latest = excluded.latest
+                        """)
+                    try feed.bind(.text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0))
                     try feed.run()
                     let version = try connection.prepare("INSERT INTO versions (feed, version, body) VALUES (?, ?, ?)")
                     try version.bind(.text(id.name), .integer(snapshot.version), .blob(text))
@@ -119,7 +132,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     return connection.changes
                 }
             }.map { trimmed in
-                self.keep(StoredSnapshot(idKey: idKey, snapshot: snapshot), for: id, ifStillVersion: nil)
+                self.keep(StoredSnapshot(settings: settings, snapshot: snapshot), for: id, ifStillVersion: nil)
                 return trimmed
             }
         }

@@ -52,9 +52,9 @@ final class SQLiteFeedStoreTests: XCTestCase {
         XCTAssertEqual(reopened.statistics.versions, 4)
 
         let moved = try Snapshot(document: JSONDocument(bytes: text("[9]"), collections: .root, idKey: "id"), idKey: "id").numbered(503)
-        let stale = try await reopened.append(moved, to: FeedID("a"), idKey: "id", after: 502)
+        let stale = try await reopened.append(moved, to: FeedID("a"), settings: FeedSettings(idKey: "id"), after: 502)
         XCTAssertFalse(stale, "an append on a version that is not the latest")
-        let created = try await reopened.append(moved.numbered(700), to: FeedID("a"), idKey: "id", after: nil)
+        let created = try await reopened.append(moved.numbered(700), to: FeedID("a"), settings: FeedSettings(idKey: "id"), after: nil)
         XCTAssertFalse(created, "creating a feed that exists")
 
         let firstPage = try await reopened.list(after: nil, limit: 1)

@@ -69,6 +69,11 @@ final class PostgresStoreTests: ServerTestCase {
 
         XCTAssertEqual(try b.delete("/feeds/list").status, 204)
         assertProblem(try a.get("/feeds/list"), 404, "feed_not_found")
+
+        // A feed's uniqueIdentities is kept in the database: the other server holds writes to it.
+        assertVersion(try a.put("/feeds/unique?uniqueIdentities=true", "[1, 2]"))
+        assertProblem(try b.put("/feeds/unique", "[1, 2, 1]"), 422, "duplicate_identity")
+        assertProblem(try b.put("/feeds/unique?uniqueIdentities=false", "[1]"), 422, "invalid_shape")
     }
 
     /// Eight writers over both servers, each reading as an HTTP library does (asking for

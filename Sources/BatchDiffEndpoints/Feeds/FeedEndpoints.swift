@@ -11,11 +11,12 @@ extension BatchDiffService {
         let id = try feedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
+        let uniqueIdentities = try Self.booleanQuery(request, "uniqueIdentities")
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
         let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
         let write = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.write(request.body, to: id, idKey: idKey, condition: condition, options: options)
+            try await self.feeds.write(request.body, to: id, idKey: idKey, uniqueIdentities: uniqueIdentities, condition: condition, options: options)
         }
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
     }
@@ -113,6 +114,13 @@ extension BatchDiffService {
         return (since, min(seconds, configuration.maxWait))
     }
 
+    /// The query parameter `name`, `true` or `false`, if given.
+    private static func booleanQuery(_ request: HTTPRequest, _ name: String) throws(Problem) -> Bool? {
+        guard let text = request.query[name] else { return nil }
+        guard let value = Bool(text) else { throw Problem.badQuery("\(name): expected true or false, not \(text.prefix(40).debugDescription)") }
+        return value
+    }
+
     private func feedID(_ name: String) throws(Problem) -> FeedID {
         do {
             return try FeedID(name)
@@ -142,6 +150,7 @@ extension Problem {
             self = .preconditionFailed(latest.map { "If-Match: feed \(id) is at version \($0)" } ?? "If-Match: feed \(id) does not exist yet")
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
+        case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
         case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
         case .storeUnavailable(let detail): self = .storeUnavailable(detail)
         case .internalFailure(let detail): self = .internalError(detail)
