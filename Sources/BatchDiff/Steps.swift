@@ -33,6 +33,35 @@ extension ListBatch {
     public func steps() throws -> [Step] {
         try Steps(sectioned, headers: false).steps
     }
+
+    /// Where each reloaded row lands in the new list, aligned with `rows.reloaded`: the
+    /// positions the steps' changes cover.
+    public func changePositions() throws -> [Int] {
+        try sectioned.changePositions(placement: Placement(sectioned), headers: false).rows
+    }
+}
+
+extension SectionedBatch {
+    /// Where each content change lands in the new flat list (headers included, as
+    /// ``steps()`` counts positions): each reloaded row's, aligned with `rows.reloaded`, and
+    /// each updated section's header's, aligned with `sections.updated`.
+    public func changePositions() throws -> (rows: [Int], sections: [Int]) {
+        try changePositions(placement: Placement(self), headers: true)
+    }
+
+    /// ``changePositions()`` for a placement made already; without `headers`, positions
+    /// count rows alone (a list's) and no section is named.
+    fileprivate func changePositions(placement: Placement, headers: Bool) -> (rows: [Int], sections: [Int]) {
+        let header = headers ? 1 : 0
+        var newStarts: [Int] = []
+        var count = 0
+        for rows in newCounts {
+            newStarts.append(count)
+            count += header + rows
+        }
+        let rows = placement.newPaths(of: self.rows.reloaded).map { newStarts[$0.section] + header + $0.row }
+        return (rows, headers ? sections.updated.map { newStarts[$0] } : [])
+    }
 }
 
 /// A sectioned batch as steps at two levels, for a document that keeps rows inside their
@@ -94,9 +123,7 @@ private struct Steps {
         }
         // For each new flat position, the old flat position it comes from (nil: inserted).
         var origins: [Int?] = []
-        var newStarts: [Int] = []
         for (newSection, section) in placement.sections.enumerated() {
-            newStarts.append(origins.count)
             switch section {
             case .inserted:
                 origins += [Int?](filling: nil, count: header + batch.newCounts[newSection])
@@ -110,9 +137,8 @@ private struct Steps {
                 }
             }
         }
-        var changed = placement.newPaths(of: batch.rows.reloaded).map { newStarts[$0.section] + header + $0.row }
-        if headers { changed += batch.sections.updated.map { newStarts[$0] } }
-        self.init(oldCount: oldCount, origins: origins, changed: changed)
+        let changed = batch.changePositions(placement: placement, headers: headers)
+        self.init(oldCount: oldCount, origins: origins, changed: changed.rows + changed.sections)
     }
 
     /// The steps from a list of `oldCount` elements to the one where position `p` holds old

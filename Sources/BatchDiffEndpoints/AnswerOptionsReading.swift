@@ -29,9 +29,10 @@ extension AnswerOptions {
         if let mismatch = formatMismatch { throw Problem.badQuery(mismatch) }
     }
 
-    /// Why the options do not go together: `changedMembers` belongs to the batch format.
+    /// Why the options do not go together: `changedMembers` belongs to the batch and steps
+    /// formats (a JSON Patch replaces values, it names no members).
     var formatMismatch: String? {
-        changedMembers && format != .batch ? "changedMembers: belongs to the batch format, not \(format.rawValue)" : nil
+        changedMembers && format == .jsonPatch ? "changedMembers: belongs to the batch and steps formats, not \(format.rawValue)" : nil
     }
 
     /// The formats, for messages: "batch or steps".

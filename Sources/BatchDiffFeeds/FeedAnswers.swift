@@ -90,7 +90,7 @@ enum FeedAnswers {
                 members(feed: feed, from: from, to: latest.version, into: &output)
                 if format == .steps {
                     let elements = FlatElements(latest)
-                    try output.stepsMembers(batch) { output, position in try elements.write(position, into: &output) }
+                    try output.stepsMembers(batch, values: { output, position in try elements.write(position, into: &output) }, changedMembers: changedMembers)
                 } else {
                     output.batchMembers(batch, changedMembers: changedMembers)
                     output.key("values")

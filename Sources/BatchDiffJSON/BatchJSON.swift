@@ -46,18 +46,25 @@ extension JSONOutput {
     /// Appends `"steps":[…]` and `"counts":…`: `batch` as steps on the flat list an adapter
     /// shows (docs/batch-format.md §8). With `values`, each insert and change step carries
     /// the new elements it brings: `values(p)` writes the element at new flat position `p`.
-    public mutating func stepsMembers(_ batch: JSONBatch, values: ((inout JSONOutput, Int) throws -> Void)?) throws {
+    /// With `changedMembers`, each change step carries the changed members of each position
+    /// it covers (Android's change payloads).
+    public mutating func stepsMembers(
+        _ batch: JSONBatch, values: ((inout JSONOutput, Int) throws -> Void)?, changedMembers: ChangedMembers? = nil
+    ) throws {
         let steps = switch batch {
         case .list(let batch): try batch.steps()
         case .sectioned(let batch): try batch.steps()
         }
+        let changedAt = try changedMembers.map { try Self.changedMembersByPosition($0, of: batch) }
         key("steps")
         try array(steps) { output, step in
             try output.object { output in
                 switch step {
                 case .remove(let at, let count): try output.step("remove", at: at, count: count, values: nil)
                 case .insert(let at, let count): try output.step("insert", at: at, count: count, values: values)
-                case .change(let at, let count): try output.step("change", at: at, count: count, values: values)
+                case .change(let at, let count):
+                    try output.step("change", at: at, count: count, values: values)
+                    if let changedAt { output.changedMembers((at..<(at + count)).map { changedAt[$0] ?? nil }) }
                 case .move(let from, let to):
                     output.key("op")
                     output.string("move")
@@ -69,6 +76,17 @@ extension JSONOutput {
             }
         }
         counts(BatchCounts(batch))
+    }
+
+    /// The changed members of `batch`'s content changes, by the new flat position each lands at.
+    private static func changedMembersByPosition(_ changed: ChangedMembers, of batch: JSONBatch) throws -> [Int: [String]?] {
+        let (rows, sections) = switch batch {
+        case .list(let batch): (try batch.changePositions(), [Int]())
+        case .sectioned(let batch): try batch.changePositions()
+        }
+        var byPosition: [Int: [String]?] = [:]
+        for (position, names) in zip(rows + sections, changed.rows + changed.sections) { byPosition[position] = names }
+        return byPosition
     }
 
     /// The members of a range step: `op`, `at`, `count`, and the values of its positions.
@@ -131,7 +149,7 @@ extension JSONOutput {
         if options.reloads(batch) {
             reloadMembers(batch)
         } else if options.format == .steps {
-            try stepsMembers(batch, values: nil)
+            try stepsMembers(batch, values: nil, changedMembers: changedMembers)
         } else if options.format == .jsonPatch {
             throw BatchError("a JSON Patch is an array, not an object's members: jsonPatch(_:from:to:) writes it")
         } else {

@@ -53,12 +53,47 @@ final class StepsFormatTests: ServerTestCase {
         for format in [#""STEPS""#, #""""#, "null", "3"] {
             assertProblem(try client.post("/diff", #"{"old": [], "new": [], "options": {"format": \#(format)}}"#), 400, "invalid_option")
         }
-        assertProblem(try client.post("/diff", #"{"old": [], "new": [], "options": {"format": "steps", "changedMembers": true}}"#), 400, "invalid_option")
+        assertProblem(try client.post("/diff", #"{"old": [], "new": [], "options": {"format": "json-patch", "changedMembers": true}}"#), 400, "invalid_option")
         _ = assertVersion(try client.put("/feeds/f", "[1]"))
+        assertProblem(try client.get("/feeds/f/changes?since=0&format=json-patch&changedMembers=true"), 400, "invalid_query")
         assertProblem(try client.get("/feeds/f/changes?since=0&format=Steps"), 400, "invalid_query")
         // maxChanges applies to every format.
         let reload = assertJSON(try client.post("/diff", #"{"old": [1, 2], "new": [3], "options": {"format": "steps", "maxChanges": 2}}"#))
         XCTAssertEqual(reload["reload"] as? Bool, true)
+    }
+
+    /// `changedMembers` with `format=steps` (it was a 400): each change step carries one
+    /// entry per position it covers, the names of the members that changed there (`null`
+    /// for a row that is not an object), as Android's change payloads want them; section
+    /// headers count as positions of the flat list, `items` never a member.
+    func testChangeStepsCarryTheirChangedMembers() throws {
+        let client = try startServer().client
+        let list = assertJSON(try client.post("/diff", #"""
+            {"old": [{"id": 1, "a": 1, "b": 1}, {"id": 2, "a": 1}, "x", {"id": 3, "a": 1}],
+             "new": [{"id": 1, "a": 2, "b": 1}, {"id": 2, "a": 1, "c": 1}, {"id": 3, "a": 1}, {"id": 9}],
+             "options": {"format": "steps", "changedMembers": true}}
+            """#))
+        let changes = (list["steps"] as? [[String: Any]] ?? []).filter { $0["op"] as? String == "change" }
+        XCTAssertEqual(changes.count, 1, "\(list)")
+        XCTAssertEqual(changes.first?["at"] as? Int, 0)
+        XCTAssertEqual(changes.first?["count"] as? Int, 2)
+        XCTAssertEqual(canonicalJSON(changes.first?["changedMembers"] ?? NSNull()), canonicalJSON([["a"], ["c"]]))
+
+        // Sectioned, through a feed: a header changed, a row changed, another section inserted.
+        let first = assertVersion(try client.put("/feeds/s", #"{"sections": [{"id": "A", "t": 1, "items": [{"id": 1, "v": 1}, {"id": 2, "v": 1}]}]}"#))
+        assertVersion(try client.put("/feeds/s", #"{"sections": [{"id": "B", "items": []}, {"id": "A", "t": 2, "items": [{"id": 1, "v": 2, "w": 0}, {"id": 2, "v": 1}]}]}"#), first + 1)
+        let answer = assertJSON(try client.get("/feeds/s/changes?since=\(first)&format=steps&changedMembers=true"))
+        var named: [Int: Any] = [:]
+        for step in answer["steps"] as? [[String: Any]] ?? [] where step["op"] as? String == "change" {
+            let at = step["at"] as? Int ?? -1
+            let entries = step["changedMembers"] as? [Any] ?? []
+            XCTAssertEqual(entries.count, step["count"] as? Int, "one entry per position: \(step)")
+            for (offset, entry) in entries.enumerated() { named[at + offset] = entry }
+        }
+        // The flat list: B's header (0), A's header (1), row 1 (2), row 2 (3).
+        XCTAssertEqual(canonicalJSON(named[1] ?? NSNull()), canonicalJSON(["t"]), "\(answer)")
+        XCTAssertEqual(canonicalJSON(named[2] ?? NSNull()), canonicalJSON(["v", "w"]), "\(answer)")
+        XCTAssertEqual(named.count, 2, "\(answer)")
     }
 
     /// From each of the last versions (and from nothing), the steps with their values turn
