@@ -1,7 +1,9 @@
 /// Turns pairings of sections and rows into a batch that UIKit accepts, on indexes alone.
 ///
 /// 1. Paired sections that keep their relative order (a longest increasing subsequence,
-///    preferring sections that change inside) stay; the other paired sections move.
+///    preferring sections that change inside) stay; the other paired sections move. With
+///    moves off, the sections that stay are those keeping the most rows in place (then the
+///    most sections): every row of a section that does not stay is deleted and inserted.
 /// 2. A moving section must not change inside (UIKit crashes on row operations in a moving
 ///    section): one that does is sent as a section delete plus a section insert.
 /// 3. Within each staying section, the rows that keep their relative order stay (reloaded
@@ -42,8 +44,11 @@ struct BatchPlanner {
     mutating func settleSectionMoves() {
         let paired = (0..<new.sectionCount).filter { sections.partner(ofNew: $0) != nil }
         guard paired.count > 1 else { return }
-        // Among the longest runs, the one that keeps the most sections changing inside wins.
-        let weights = paired.map { paired.count + 1 + (isUnchangedInside(new: $0) ? 0 : 1) }
+        // Among the longest runs, the one that keeps the most sections changing inside wins;
+        // with moves off, the run that keeps the most rows in place, then the longest.
+        let weights = allowsMoves
+            ? paired.map { paired.count + 1 + (isUnchangedInside(new: $0) ? 0 : 1) }
+            : paired.map { (paired.count + 1) * rowsKeptInPlace(new: $0) + 1 }
         let staying = heaviestIncreasingSubsequence(paired.map { sections.partner(ofNew: $0)! }, weights: weights)
         for (position, newSection) in paired.enumerated() where !staying[position] {
             if allowsMoves && isUnchangedInside(new: newSection) {
@@ -54,6 +59,16 @@ struct BatchPlanner {
             for index in old.rows(of: oldSection) { rows.unpair(old: index) }
             sections.unpair(old: oldSection)
         }
+    }
+
+    /// How many rows of the paired new section `newSection` stay in place if it stays: a
+    /// longest run of its rows paired within its old partner that keeps their order.
+    private func rowsKeptInPlace(new newSection: Int) -> Int {
+        let oldRows = old.rows(of: sections.partner(ofNew: newSection)!)
+        let newRows = new.rows(of: newSection)
+        let partners = partners(of: newRows, within: oldRows)
+        guard !keepsOrder(newRows, within: oldRows) else { return partners.count }
+        return longestIncreasingSubsequence(partners, within: oldRows).count { $0 }
     }
 
     /// Whether a paired new section holds the same rows as its old partner, in the same

@@ -1,0 +1,87 @@
+import BatchDiff
+import TestSupport
+import XCTest
+
+/// Batches without moves keep as many rows in place as the pairing allows: sections pair by
+/// identity in order of appearance, and so do rows within paired sections (docs/batch-format.md
+/// §1.5); a section that does not stay loses all its rows (no move), so the best batch keeps
+/// the increasing run of paired sections whose rows keep the longest runs of their order.
+final class MinimalityTests: XCTestCase {
+    /// Partners of `new` in `old` by identity, in order of appearance (nil: unpaired).
+    private func pairs<Element: Diffable>(_ old: [Element], _ new: [Element]) -> [Int?] where Element.Identity: Hashable {
+        var waiting: [Element.Identity: [Int]] = [:]
+        for (index, element) in old.enumerated() { waiting[element.identity, default: []].append(index) }
+        return new.map { element in
+            guard var queue = waiting[element.identity], !queue.isEmpty else { return nil }
+            let first = queue.removeFirst()
+            waiting[element.identity] = queue
+            return first
+        }
+    }
+
+    /// The length of a longest strictly increasing subsequence, by the quadratic recurrence.
+    private func longestIncreasing(_ values: [Int]) -> Int {
+        var best = [Int](repeating: 1, count: values.count)
+        for index in values.indices {
+            for before in 0..<index where values[before] < values[index] { best[index] = max(best[index], best[before] + 1) }
+        }
+        return best.max() ?? 0
+    }
+
+    /// The most rows a batch without moves can keep in place from `old` to `new`.
+    private func bound(_ old: [TestSection], _ new: [TestSection]) -> Int {
+        let sectionPartners = pairs(old.map(\.header), new.map(\.header))
+        // For each paired new section: its old partner, and the rows it keeps if it stays.
+        let paired = new.indices.compactMap { newSection -> (old: Int, kept: Int)? in
+            guard let oldSection = sectionPartners[newSection] else { return nil }
+            let rowPartners = pairs(old[oldSection].items, new[newSection].items).compactMap { $0 }
+            return (oldSection, longestIncreasing(rowPartners))
+        }
+        // The heaviest increasing run of old partners, by the quadratic recurrence.
+        var best = paired.map(\.kept)
+        for index in paired.indices {
+            for before in 0..<index where paired[before].old < paired[index].old {
+                best[index] = max(best[index], best[before] + paired[index].kept)
+            }
+        }
+        return best.max() ?? 0
+    }
+
+    /// Rows of `new` that a batch keeps in place: in a section neither inserted nor moved,
+    /// and neither inserted nor moved themselves.
+    private func keptInPlace(_ batch: SectionedBatch, _ new: [TestSection]) -> Int {
+        let inserted = Set(batch.sections.inserted)
+        let insertedRows = Set(batch.rows.inserted)
+        var kept = 0
+        for (section, content) in new.enumerated() where !inserted.contains(section) {
+            kept += content.items.indices.filter { !insertedRows.contains(RowPath(section: section, row: $0)) }.count
+        }
+        return kept
+    }
+
+    /// Swapped sections of different sizes, and random ones: the batch keeps the bound. (The
+    /// longest run of sections was kept, whatever rows it held: 3 of 300 random cases kept a
+    /// row fewer than the bound.)
+    func testWithoutMovesTheBatchKeepsTheMostRowsInPlace() {
+        let swapped = (
+            [TestSection(header: Header(id: 1), items: [Row(id: 1)]), TestSection(header: Header(id: 2), items: (2...9).map { Row(id: $0) })],
+            [TestSection(header: Header(id: 2), items: (2...9).map { Row(id: $0) }), TestSection(header: Header(id: 1), items: [Row(id: 1)])]
+        )
+        var cases = [swapped]
+        var rng = SplitMix64(state: 0x0DD_5EC7)
+        for _ in 0..<3000 {
+            let old = (0..<Int.random(in: 0...5, using: &rng)).map { _ in
+                TestSection(header: Header(id: Int.random(in: 0..<6, using: &rng)),
+                            items: (0..<Int.random(in: 0...6, using: &rng)).map { _ in Row(id: Int.random(in: 0..<12, using: &rng)) })
+            }
+            var new = old.shuffled(using: &rng)
+            for index in new.indices where Bool.random(using: &rng) { new[index].items.shuffle(using: &rng) }
+            if Bool.random(using: &rng), !new.isEmpty { new[0].items.append(Row(id: Int.random(in: 0..<12, using: &rng))) }
+            cases.append((old, new))
+        }
+        for (old, new) in cases {
+            let batch = diffAndJudge(old, new, options: DiffOptions(allowsMoves: false))
+            XCTAssertEqual(keptInPlace(batch, new), bound(old, new), "\(old) -> \(new): \(batch)")
+        }
+    }
+}
