@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run test api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -40,12 +40,18 @@ release: deps
 run: deps release
 	.build/release/batchdiff serve
 
+# Puts the release binary on the PATH: $(PREFIX)/bin/batchdiff (/usr/local/bin by default).
+PREFIX ?= /usr/local
+install: release
+	$(SUDO) install -m 755 .build/release/batchdiff $(PREFIX)/bin/batchdiff
+
 test: deps-test build
 	scripts/test-venv.sh >/dev/null
 	swift test
 	scripts/api-check.sh
 	scripts/package-check.sh
 	scripts/playground-check.py .build/debug/batchdiff
+	scripts/readme-check.py .build/debug/batchdiff
 	SOAK_SECONDS=10 scripts/soak.py .build/debug/batchdiff
 
 # The playground in headless Chromium, and a fresh screenshot of it for the README.

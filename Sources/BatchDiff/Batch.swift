@@ -75,7 +75,7 @@ public struct SectionedBatch: Hashable, Sendable {
     /// Whether applying the batch changes nothing.
     public var isEmpty: Bool { sections.isEmpty && rows.isEmpty }
 
-    /// The number of operations, sections' and rows' (docs/batch-format.md §7, `maxChanges`).
+    /// The number of operations, sections' and rows' (docs/batch-format.md §6, `maxChanges`).
     public var operationCount: Int { sections.operationCount + rows.operationCount }
 }
 

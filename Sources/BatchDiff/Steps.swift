@@ -1,5 +1,5 @@
 /// One step of an adapter's update, as Android's `RecyclerView.Adapter` and
-/// `ListUpdateCallback` take them (docs/batch-format.md §8): positions are counted in the
+/// `ListUpdateCallback` take them (docs/batch-format.md §7): positions are counted in the
 /// list as it is when the step is applied, steps one after another.
 public enum Step: Hashable, Sendable {
     /// `count` items leave from position `at` on.

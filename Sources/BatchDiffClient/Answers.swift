@@ -63,7 +63,7 @@ extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
     }
 }
 
-/// The members that changed (docs/batch-format.md §7): a client rebinds only those fields.
+/// The members that changed (docs/batch-format.md §6): a client rebinds only those fields.
 public struct ChangedMemberNames: Hashable, Sendable {
     /// Aligned with `rows.reloaded`: the names of the members whose values changed, or `nil`
     /// when the old or the new item is not an object (rebind it all).

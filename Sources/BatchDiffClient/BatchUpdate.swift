@@ -1,7 +1,7 @@
 import BatchDiff
 
 /// What a client does with one answer: a batch to animate, or a reload when the server
-/// found more changes than the client's `maxChanges` (docs/batch-format.md §2, §7).
+/// found more changes than the client's `maxChanges` (docs/batch-format.md §2, §6).
 public enum BatchUpdate: Hashable, Sendable {
     /// The batch between two lists.
     case list(ListBatch)

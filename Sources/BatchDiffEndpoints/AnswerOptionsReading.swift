@@ -1,7 +1,7 @@
 import BatchDiffJSON
 import HTTPServer
 
-/// `format`, `changedMembers` and `maxChanges` (docs/batch-format.md §7, §8), read from a
+/// `format`, `changedMembers` and `maxChanges` (docs/batch-format.md §6, §7), read from a
 /// request: the query of a feed's `PUT` and `changes`, or `options` of `POST /diff`.
 extension AnswerOptions {
     /// The options in `query`: `format=batch|steps|json-patch`, `changedMembers=true|false`,

@@ -4,7 +4,7 @@ import BatchDiffJSON
 /// The JSON answers of feed routes, written in one place.
 enum FeedAnswers {
     /// The answer to a `PUT`: `{"feed","version","changed", ...batch}`, the batch as
-    /// `options` ask for it (docs/batch-format.md §7, §8).
+    /// `options` ask for it (docs/batch-format.md §6, §7).
     static func write(
         feed: String, version: Int, changed: Bool, batch: JSONBatch, options: AnswerOptions = AnswerOptions(),
         changedMembers: ChangedMembers? = nil
@@ -183,7 +183,7 @@ enum FeedAnswers {
 }
 
 /// The elements of a snapshot's flat list, as an adapter shows it (docs/batch-format.md
-/// §8): a list's items, or each section's header (its object without `items`) followed by
+/// §7): a list's items, or each section's header (its object without `items`) followed by
 /// its items; written by position.
 private struct FlatElements {
     let text: [UInt8]

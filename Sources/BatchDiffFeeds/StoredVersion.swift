@@ -4,7 +4,7 @@ import BatchDiffJSON
 /// A version of a feed as kept once it is no longer the latest: its rows' fingerprints,
 /// which are all a diff needs (the values a client gets come from the latest snapshot), and
 /// its JSON text gzip-compressed, read again only for what the fingerprints cannot say (the
-/// members of an item that changed, docs/batch-format.md §7). While the version is the
+/// members of an item that changed, docs/batch-format.md §6). While the version is the
 /// latest, its text is the latest snapshot's.
 struct StoredVersion: Sendable {
     let number: Int

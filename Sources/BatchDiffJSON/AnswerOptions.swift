@@ -1,6 +1,6 @@
 import BatchDiff
 
-/// What a client asks of a batch answer beyond the batch (docs/batch-format.md §7, §8):
+/// What a client asks of a batch answer beyond the batch (docs/batch-format.md §6, §7):
 /// `changedMembers` and `maxChanges`, options of `POST /diff` and query parameters of a
 /// feed's `PUT` and `changes`, and the `format` the diff is written in.
 public struct AnswerOptions: Hashable, Sendable {
@@ -8,9 +8,9 @@ public struct AnswerOptions: Hashable, Sendable {
     public enum Format: String, Hashable, Sendable, CaseIterable {
         /// The batch (docs/batch-format.md §2), for UIKit.
         case batch
-        /// Steps on the flat list an adapter shows (§8), for Android.
+        /// Steps on the flat list an adapter shows (§7), for Android.
         case steps
-        /// An RFC 6902 JSON Patch from the old document to the new (§8).
+        /// An RFC 6902 JSON Patch from the old document to the new (§7).
         case jsonPatch = "json-patch"
     }
 

@@ -4,7 +4,7 @@ import BatchDiff
 extension JSONOutput {
     /// Appends the members of `batch` to the object being written:
     /// `"sections":…` (sectioned batches only), `"rows":…`, `"counts":…`; with
-    /// `changedMembers`, `rows` and `sections` end with theirs (docs/batch-format.md §7).
+    /// `changedMembers`, `rows` and `sections` end with theirs (docs/batch-format.md §6).
     public mutating func batchMembers(_ batch: JSONBatch, changedMembers: ChangedMembers? = nil) {
         switch batch {
         case .list(let batch):
@@ -31,7 +31,7 @@ extension JSONOutput {
     }
 
     /// Appends `"reload":true` and the `counts` of `batch`: the answer of a batch past a
-    /// client's `maxChanges` (docs/batch-format.md §7).
+    /// client's `maxChanges` (docs/batch-format.md §6).
     public mutating func reloadMembers(_ batch: JSONBatch) {
         reloadMembers(BatchCounts(batch))
     }
@@ -44,7 +44,7 @@ extension JSONOutput {
     }
 
     /// Appends `"steps":[…]` and `"counts":…`: `batch` as steps on the flat list an adapter
-    /// shows (docs/batch-format.md §8). With `values`, each insert and change step carries
+    /// shows (docs/batch-format.md §7). With `values`, each insert and change step carries
     /// the new elements it brings: `values(p)` writes the element at new flat position `p`.
     /// With `changedMembers`, each change step carries the changed members of each position
     /// it covers (Android's change payloads).

@@ -1,7 +1,7 @@
 import BatchDiff
 
 /// For each content change of a batch, the top-level members that changed
-/// (docs/batch-format.md §7): a client rebinds only those fields.
+/// (docs/batch-format.md §6): a client rebinds only those fields.
 public struct ChangedMembers: Sendable, Equatable {
     /// Aligned with `rows.reloaded`: the member names whose values differ between the old
     /// and the new row, sorted by Unicode code points, or `nil` when either is not an object.

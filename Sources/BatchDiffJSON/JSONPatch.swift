@@ -25,7 +25,7 @@ enum PatchOperation {
 
 extension JSONOutput {
     /// Appends the RFC 6902 JSON Patch that turns `old` into `new`, `batch` the batch between
-    /// them (docs/batch-format.md §8): paths `/3` for lists; for sections, `/sections/2`,
+    /// them (docs/batch-format.md §7): paths `/3` for lists; for sections, `/sections/2`,
     /// `/sections/2/items/4` and `/sections/2/title`. A changed row is replaced whole; a
     /// changed header or member outside `sections`, member by member; a new section is added
     /// whole. The operations follow the batch's steps, so the patch is about the size of

@@ -1,4 +1,4 @@
-/// The rule of `uniqueIdentities` (docs/batch-format.md §1.4): no two rows of a collection,
+/// The rule of `uniqueIdentities` (docs/batch-format.md §1.5): no two rows of a collection,
 /// across all its sections, share an identity, and no two sections do; what diffable data
 /// sources and SwiftUI need of the collections they show.
 extension JSONCollection {

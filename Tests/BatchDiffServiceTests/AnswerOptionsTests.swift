@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// `changedMembers` and `maxChanges` (docs/batch-format.md §7) on `POST /diff`, a feed's
+/// `changedMembers` and `maxChanges` (docs/batch-format.md §6) on `POST /diff`, a feed's
 /// `PUT` and `changes`: the seed example, hand cases, random cases, bad values.
 final class AnswerOptionsTests: ServerTestCase {
     private func diff(_ client: HTTPClient, _ body: Any, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// `format: json-patch` (docs/batch-format.md §8), checked by applying every patch with an
+/// `format: json-patch` (docs/batch-format.md §7), checked by applying every patch with an
 /// independent RFC 6902 implementation: PyPI's `jsonpatch`, in the tests' venv
 /// (scripts/test-venv.sh, which `make test` runs first).
 final class JSONPatchTests: ServerTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The steps format (docs/batch-format.md §8) through the server: applied by an adapter
+/// The steps format (docs/batch-format.md §7) through the server: applied by an adapter
 /// written here (positions as each step finds the list), on the seed example and on random
 /// feed versions, lists and sections.
 final class StepsFormatTests: ServerTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// `uniqueIdentities` (CONTRACT 13, docs/batch-format.md §1.4): what
+/// `uniqueIdentities` (CONTRACT 13, docs/batch-format.md §1.5): what
 /// `NSDiffableDataSourceSnapshot` and SwiftUI need. A collection that repeats an identity
 /// (rows across the whole collection, sections among sections) is a 422
 /// `duplicate_identity` naming where; the flag stays with a feed in every store.

@@ -20,7 +20,7 @@ func flatList(_ sections: [TestSection], headers: Bool) -> [FlatElement] {
 }
 
 /// Applies `steps` to `old` as an adapter does, written here apart from the library, and
-/// checks the result against `new` (docs/batch-format.md §8): the same identity at every
+/// checks the result against `new` (docs/batch-format.md §7): the same identity at every
 /// position, inserted positions inserted, and `change` covering exactly the positions whose
 /// content differs from the old element that lands there. Returns what went wrong.
 func stepProblems(_ steps: [Step], old: [FlatElement], new: [FlatElement]) -> [String] {

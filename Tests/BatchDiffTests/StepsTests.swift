@@ -1,7 +1,7 @@
 import BatchDiff
 import XCTest
 
-/// Steps for adapters (docs/batch-format.md §8): hand cases; the random cases of
+/// Steps for adapters (docs/batch-format.md §7): hand cases; the random cases of
 /// PropertyTests judge every batch's steps too (StepJudge.swift).
 final class StepsTests: XCTestCase {
     private func rows(_ ids: [Int]) -> [Row] { ids.map { Row(id: $0) } }
