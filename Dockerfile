@@ -15,8 +15,8 @@ RUN scripts/build-release.sh /out
 
 FROM debian:bookworm-slim AS runtime
 # The Swift runtime is linked statically (scripts/build-release.sh); libmicrohttpd12,
-# libsqlite3-0 and libpq5 are the libraries the binary needs beyond what bookworm-slim
-# ships (docker-check runs ldd).
+# libsqlite3-0, libpq5 and zlib1g are the libraries the binary needs (zlib1g is in
+# bookworm-slim already; named so that it stays; docker-check runs ldd).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 zlib1g \
  && rm -rf /var/lib/apt/lists/* \

@@ -8,7 +8,9 @@
 ///    section): one that does is sent as a section delete plus a section insert.
 /// 3. Within each staying section, the rows that keep their relative order stay (reloaded
 ///    if their content changed); the others move, or are deleted and inserted again when
-///    their content also changed (a reload of a moving row collides with the move).
+///    their content also changed (a reload of a moving row collides with the move). Among
+///    the longest runs, one that keeps the most changed rows in place is taken, so that the
+///    rows that move are the unchanged ones where any can be.
 @usableFromInline
 struct BatchPlanner {
     let old: CollectionShape
@@ -143,7 +145,7 @@ struct BatchPlanner {
             let newRows = new.rows(of: newSection)
             // The rows paired within the section stay where they keep their relative order.
             // Usually all of them do, and no subsequence needs finding (nor any memory).
-            let staying = keepsOrder(newRows, within: oldRows) ? nil : longestIncreasingSubsequence(partners(of: newRows, within: oldRows), within: oldRows)
+            let staying = keepsOrder(newRows, within: oldRows) ? nil : stayingRows(partners(of: newRows, within: oldRows), within: oldRows)
             var position = 0
             for newIndex in newRows {
                 let newPath = new.path(of: newIndex, in: newSection)
@@ -169,6 +171,17 @@ struct BatchPlanner {
         changes.reloaded.sort()
         changes.moved.sort { $0.from < $1.from }
         return changes
+    }
+
+    /// Which of `partners` (old rows of one section, in new order) stay: a longest run that
+    /// keeps their order and, with moves on, of those the one that keeps the most changed
+    /// rows (a changed row that does not stay is deleted and inserted; an unchanged one
+    /// moves). The weighed search runs only when the first run found leaves a changed row out.
+    private func stayingRows(_ partners: [Int], within oldRows: Range<Int>) -> [Bool] {
+        let longest = longestIncreasingSubsequence(partners, within: oldRows)
+        guard allowsMoves, zip(partners, longest).contains(where: { !$1 && !rowUnchanged[$0] }) else { return longest }
+        let weights = partners.map { partners.count + 1 + (rowUnchanged[$0] ? 0 : 1) }
+        return heaviestIncreasingSubsequence(partners.map { $0 - oldRows.lowerBound }, weights: weights)
     }
 
     /// The old partner of the new row `newIndex` when it lies in `oldRows`.
