@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -78,6 +78,11 @@ bench: release
 # (100,000 objects; five runs, a fresh feed each). Also the last part of `make bench`.
 bench-feed: release
 	scripts/bench-feed.py .build/release/batchdiff
+
+# The figures of the hardening issue (ETags, slow readers, health slots, maxChanges, streams
+# of a pretty-printed feed) for one binary; run it on an earlier build too to compare.
+bench-hardening: release
+	scripts/hardening-figures.py .build/release/batchdiff
 
 # 10,000 long polls, then 10,000 event streams, parked on one feed and woken by one PUT
 # (three runs); /healthz meanwhile.

@@ -220,7 +220,7 @@ public final class BatchDiffService: Sendable {
     /// identity member `idKey` as it is parsed (its content type is checked by ``endpoint(of:_:)``).
     static func readJSON(_ request: HTTPRequest, collections: CollectionPlacement, idKey: String) throws(Problem) -> JSONDocument {
         do {
-            return try JSONDocument(bytes: request.body, collections: collections, idKey: idKey)
+            return try JSONDocument(bytes: request.body, collections: collections, idKey: idKey, refusingRepeatedMembers: true)
         } catch {
             throw Problem.malformedJSON(error)
         }

@@ -43,7 +43,7 @@ struct ResponseEncoding: Sendable {
         case .success(let answer): response = answer
         case .failure(let problem): response = problem.response
         }
-        guard acceptsGzip && response.body.count >= Self.offloadedSize && response.gzippedBody == nil else { return .now(encoded(response)) }
+        guard acceptsGzip && response.body.count >= Self.offloadedSize else { return .now(encoded(response)) }
         return .later { pending in
             Task { pending.send(await encodedOffThread(response)) }
         }
@@ -54,6 +54,13 @@ struct ResponseEncoding: Sendable {
         guard acceptsGzip && response.body.count >= Self.offloadedSize else { return encoded(response) }
         // A shared gzip form may still have to be made (once, for every client).
         return await Workers.run { encoded(response) }
+    }
+
+    /// The 304 that stands for an answer of `bodySize` bytes tagged `tag`: the tag it would
+    /// have carried in this request's encoding, and its `Vary`; nothing is made of the answer.
+    func notModified(tag: String, bodySize: Int) -> HTTPResponse {
+        guard bodySize > Self.minimumSize else { return HTTPResponse(status: 304, headers: [("ETag", tag)]) }
+        return HTTPResponse(status: 304, headers: [("ETag", acceptsGzip ? EntityTag.compressed(tag) : tag), ("Vary", "Accept-Encoding")])
     }
 
     /// `response` as this request takes it.

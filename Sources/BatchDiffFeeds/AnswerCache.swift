@@ -4,9 +4,8 @@ import Synchronization
 /// Answers of `GET /feeds/{id}` and `changes?since=` kept for reuse: per feed, for its
 /// latest version only, and bounded: in questions and bytes per feed, and in all by the
 /// room the feeds' memory leaves them (other feeds' answers are dropped to make room for a
-/// new one; one that still does not fit is not kept). An answer's bytes are counted when it
-/// is kept; the gzip form or reload a client makes of it later is not (at most the
-/// answer's size again, dropped with it). Answers being computed are shared
+/// new one; one that still does not fit is not kept; ``ComputedAnswer/byteCount`` says what
+/// is counted). Answers being computed are shared
 /// too, so a question many clients ask at once costs one diff (docs/feeds.md §9). A
 /// question leaves out what only decides how a computed batch is written (`maxChanges`):
 /// clients that differ in it share one computation (``ComputedAnswer``).

@@ -40,6 +40,11 @@ enum FeedAnswers {
         return output.bytes
     }
 
+    /// The size of ``latest(feed:snapshot:)``'s answer: a feed id needs no escapes.
+    static func latestByteCount(feed: String, snapshot: Snapshot) -> Int {
+        #"{"feed":"","version":,"data":}"#.utf8.count + feed.utf8.count + String(snapshot.version).utf8.count + snapshot.bytes.count
+    }
+
     /// The answer to `GET /feeds`: `{"feeds":[{"feed","version"}, ...], "next"}`, `next`
     /// (the id to list after) only while more feeds follow.
     static func list(_ page: FeedPage) -> [UInt8] {

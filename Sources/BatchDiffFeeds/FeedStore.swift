@@ -71,6 +71,7 @@ public struct FeedSettings: Sendable, Equatable {
     /// Whether every version must keep its identities unique (``JSONCollection/firstRepeatedIdentity(path:)``).
     public var uniqueIdentities: Bool
 
+    /// Settings with the identity member `idKey` and, when `uniqueIdentities`, unique identities.
     public init(idKey: String = "id", uniqueIdentities: Bool = false) {
         self.idKey = idKey
         self.uniqueIdentities = uniqueIdentities
@@ -84,6 +85,7 @@ public struct StoredSnapshot: Sendable {
     /// The version, whole; its `version` is the feed's latest.
     public var snapshot: Snapshot
 
+    /// The latest version `snapshot` of a feed with `settings`.
     public init(settings: FeedSettings, snapshot: Snapshot) {
         self.settings = settings
         self.snapshot = snapshot

@@ -61,7 +61,7 @@ public final class Feeds: Sendable {
             // when they differ (an error answer) or another process changed the feed meanwhile.
             let storedIdKey = requested == nil ? try await store.latest(of: id)?.idKey : nil
             let readWith = requested ?? storedIdKey ?? "id"
-            let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith) }
+            let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith, asWritten: true) }
             return try await write(
                 (document, readWith), to: id, requested: (requested, uniqueIdentities), condition: condition, options: options
             )
@@ -90,7 +90,7 @@ public final class Feeds: Sendable {
             }
             if parsed?.idKey != idKey {
                 parsed = (idKey, try await Workers.run { () throws(FeedError) in
-                    let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey)
+                    let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey, asWritten: true)
                     return try Snapshot(document: document, idKey: idKey)
                 })
             }
@@ -272,7 +272,9 @@ public final class Feeds: Sendable {
 /// The answer to `changes`: its JSON (a bare JSON Patch array in that format, else an
 /// object), shared with every client that asked the same, and the latest version it leads to.
 public struct ChangesAnswer: Sendable {
+    /// The answer, shared.
     public var answer: SharedAnswer
+    /// The version it leads to.
     public var latest: Int
 
     /// The answer's JSON.
@@ -293,13 +295,17 @@ public struct FeedWrite: Sendable {
 }
 
 /// A feed's latest version; its answer's JSON is written only when first asked for (a
-/// conditional GET that answers 304 needs none), then kept for the version and shared.
+/// conditional GET that answers 304 needs only ``answerByteCount``), then kept for the
+/// version and shared.
 public struct FeedDocument: Sendable {
     let feed: FeedID
     let snapshot: Snapshot
     let answers: AnswerCache
 
     public var version: Int { snapshot.version }
+
+    /// The answer's size in bytes, known without writing it.
+    public var answerByteCount: Int { FeedAnswers.latestByteCount(feed: feed.name, snapshot: snapshot) }
 
     /// The answer, `{"feed","version","data"}`: one for every client of the version.
     public func answer() async throws(FeedError) -> SharedAnswer {

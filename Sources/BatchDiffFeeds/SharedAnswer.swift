@@ -1,3 +1,4 @@
+import BatchDiffJSON
 import Gzip
 import Synchronization
 
@@ -9,6 +10,7 @@ public final class SharedAnswer: Sendable {
     private let compressed = Mutex<[UInt8]?>(nil)
     private let lineBreaks = Mutex<Bool?>(nil)
 
+    /// The answer whose JSON text is `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
@@ -34,49 +36,43 @@ public final class SharedAnswer: Sendable {
             return made
         }
     }
-
-    /// Bytes held, as allocated: the text, and its gzip form once made.
-    var byteCount: Int { bytes.capacity + (compressed.withLock { $0?.capacity } ?? 0) }
 }
 
 /// What one question of the answer cache computed, whatever `maxChanges` its clients send
 /// (``AnswerCache``): the answer, and for a `changes` answer the number of operations of its
-/// batch and the reload a client whose `maxChanges` it passes gets instead, written the
-/// first time one asks.
+/// batch and what writes the reload a client whose `maxChanges` it passes gets instead.
 final class ComputedAnswer: Sendable {
     /// The answer in full: the document, or the batch with its values (or steps, or patch).
     let full: SharedAnswer
     /// The batch's operations (0 for a document).
     let operationCount: Int
-    /// What makes the reload answer, and the answer once made.
-    private let reload: Mutex<(make: (@Sendable () -> [UInt8])?, made: SharedAnswer?)>
+    /// What writes the reload answer (the latest collection whole); `nil` for a document.
+    private let makeReload: (@Sendable () -> [UInt8])?
+    /// Bytes the cache counts for it: the full answer as allocated. Neither its gzip form
+    /// (at most as large, made once) nor a reload (written for each client that needs one,
+    /// and gone with its answer: kept, 64 questions of a big feed would hold 64 copies of
+    /// it) is counted.
+    let byteCount: Int
 
     /// A document, or an answer that never reloads.
     init(_ full: [UInt8]) {
         self.full = SharedAnswer(full)
         operationCount = 0
-        reload = Mutex((nil, nil))
+        makeReload = nil
+        byteCount = full.capacity
     }
 
     /// A `changes` answer: `full`, and the reload that `makeReload` writes.
     init(full: [UInt8], operationCount: Int, makeReload: @escaping @Sendable () -> [UInt8]) {
         self.full = SharedAnswer(full)
         self.operationCount = operationCount
-        reload = Mutex((makeReload, nil))
+        self.makeReload = makeReload
+        byteCount = full.capacity
     }
 
-    /// The answer a client with `maxChanges` gets: the reload past it, else the full one.
+    /// The answer a client with `maxChanges` gets: a reload past it, else the full one.
     func answer(maxChanges: Int?) -> SharedAnswer {
-        guard let maxChanges, operationCount > maxChanges else { return full }
-        return reload.withLock { reload in
-            if let made = reload.made { return made }
-            guard let make = reload.make else { return full }
-            let made = SharedAnswer(make())
-            reload = (nil, made)
-            return made
-        }
+        guard let makeReload, AnswerOptions(maxChanges: maxChanges).reloads(operationCount: operationCount) else { return full }
+        return SharedAnswer(makeReload())
     }
-
-    /// Bytes held: the answers made so far.
-    var byteCount: Int { full.byteCount + (reload.withLock { $0.made?.byteCount } ?? 0) }
 }

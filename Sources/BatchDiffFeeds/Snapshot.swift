@@ -39,13 +39,14 @@ public struct Snapshot: Sendable {
     }
 
     /// JSON `text` as a document whose collection's items are read with `idKey` as it is
-    /// parsed; ``FeedError/malformedJSON(_:)`` when it is not JSON. The document's text is
-    /// compact: a text with whitespace between its tokens (pretty-printed) is read again
-    /// without it, so that every answer that carries its items is compact (one line, as an
-    /// event stream shares it) and no byte is kept for layout.
-    public static func document(_ text: [UInt8], idKey: String) throws(FeedError) -> JSONDocument {
+    /// parsed; ``FeedError/malformedJSON(_:)`` when it is not JSON, or, `asWritten` (a
+    /// client's write, not a store's text), when an object names a member twice. The
+    /// document's text is compact: a text with whitespace between its tokens
+    /// (pretty-printed) is read again without it, so that every answer that carries its items
+    /// is compact (one line, as an event stream shares it) and no byte is kept for layout.
+    public static func document(_ text: [UInt8], idKey: String, asWritten: Bool = false) throws(FeedError) -> JSONDocument {
         do throws(JSONSyntaxError) {
-            let document = try JSONDocument(bytes: text, collections: .root, idKey: idKey)
+            let document = try JSONDocument(bytes: text, collections: .root, idKey: idKey, refusingRepeatedMembers: asWritten)
             guard !document.isCompact else { return document }
             return try JSONDocument(bytes: document.compactText, collections: .root, idKey: idKey)
         } catch {

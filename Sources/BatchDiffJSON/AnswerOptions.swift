@@ -29,8 +29,13 @@ public struct AnswerOptions: Hashable, Sendable {
 
     /// Whether `batch` is to be answered as a reload: it holds more than `maxChanges` operations.
     public func reloads(_ batch: JSONBatch) -> Bool {
+        reloads(operationCount: batch.operationCount)
+    }
+
+    /// Whether a batch of `operationCount` operations is to be answered as a reload.
+    public func reloads(operationCount: Int) -> Bool {
         guard let maxChanges else { return false }
-        return batch.operationCount > maxChanges
+        return operationCount > maxChanges
     }
 }
 

@@ -192,6 +192,7 @@ public struct BatchCounts: Sendable {
     let new: [Int]
     let isSectioned: Bool
 
+    /// The counts of `batch`.
     public init(_ batch: JSONBatch) {
         switch batch {
         case .list(let batch): (old, new, isSectioned) = ([batch.oldCount], [batch.newCount], false)

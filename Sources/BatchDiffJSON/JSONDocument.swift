@@ -23,20 +23,28 @@ public struct JSONDocument: Sendable {
     /// Whether the text holds no whitespace between its tokens (``compactText``).
     public let isCompact: Bool
 
-    /// Parses `bytes`. Throws ``JSONSyntaxError`` with the byte offset of the first problem.
-    public init(bytes: [UInt8], maxDepth: Int = 512) throws(JSONSyntaxError) {
+    /// Parses `bytes`. Throws ``JSONSyntaxError`` with the byte offset of the first problem;
+    /// with `refusingRepeatedMembers`, also for an object that names a member twice (what a
+    /// request may not send; text kept from before may hold such objects, and is read).
+    public init(bytes: [UInt8], maxDepth: Int = 512, refusingRepeatedMembers: Bool = false) throws(JSONSyntaxError) {
         self.bytes = bytes
-        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: nil)
+        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(
+            bytes, maxDepth: maxDepth, collections: nil, refusingRepeatedMembers: refusingRepeatedMembers
+        )
         extractionIdKey = nil
     }
 
     /// Parses `bytes`, reading the items of the collections at `collections` with the
     /// identity member `idKey` as it goes. ``JSONValue/collection(idKey:path:)`` then reads
-    /// those collections with that `idKey` only.
-    public init(bytes: [UInt8], maxDepth: Int = 512, collections: CollectionPlacement, idKey: String) throws(JSONSyntaxError) {
+    /// those collections with that `idKey` only. `refusingRepeatedMembers` as above.
+    public init(
+        bytes: [UInt8], maxDepth: Int = 512, collections: CollectionPlacement, idKey: String, refusingRepeatedMembers: Bool = false
+    ) throws(JSONSyntaxError) {
         self.bytes = bytes
         let idKey = Fingerprint.string(idKey)
-        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(bytes, maxDepth: maxDepth, collections: (collections, idKey))
+        (nodes, rowStores, extractedArrays, isCompact) = try JSONParser.parse(
+            bytes, maxDepth: maxDepth, collections: (collections, idKey), refusingRepeatedMembers: refusingRepeatedMembers
+        )
         extractionIdKey = idKey
     }
 

@@ -38,6 +38,8 @@ struct JSONParser: ~Copyable {
     private var sectionStore: (index: Int, start: Int)?
     /// Whether whitespace was skipped between tokens (the text is not compact).
     private var skippedWhitespace = false
+    /// Whether an object naming a member twice is an error (``checkDistinctMembers(of:count:)``).
+    private var refusesRepeatedMembers = false
 
     private init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, idKey: Fingerprint = Fingerprint(high: 0, low: 0),
                  collectionMembers: [Fingerprint] = [], nodeRoom: Int) {
@@ -49,7 +51,7 @@ struct JSONParser: ~Copyable {
     }
 
     static func parse(
-        _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?
+        _ bytes: [UInt8], maxDepth: Int, collections: (placement: CollectionPlacement, idKey: Fingerprint)?, refusingRepeatedMembers: Bool
     ) throws(JSONSyntaxError) -> (nodes: [JSONNode], rowStores: [JSONItems], extracted: [ExtractedArray], isCompact: Bool) {
         let result: Result<([JSONNode], [JSONItems], [ExtractedArray], Bool), JSONSyntaxError> = bytes.withUnsafeBufferPointer { input in
             let rootRole: Role = switch collections?.placement {
@@ -64,6 +66,7 @@ struct JSONParser: ~Copyable {
                 // A collection's items leave the tape as they are read: then it stays short.
                 collectionMembers: members, nodeRoom: min(input.count / 16 + 1, collections == nil ? .max : 1024)
             )
+            parser.refusesRepeatedMembers = refusingRepeatedMembers
             do throws(JSONSyntaxError) {
                 parser.skipWhitespace()
                 guard parser.position < input.count else { throw parser.error("the body is empty; expected a JSON value") }
@@ -216,7 +219,7 @@ struct JSONParser: ~Copyable {
                 }
             }
         }
-        if object && count > 1 { try checkDistinctMembers(of: index, count: count) }
+        if object && count > 1 && refusesRepeatedMembers { try checkDistinctMembers(of: index, count: count) }
         hasher.combine(UInt64(count))
         nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
         if let store {
@@ -235,28 +238,36 @@ struct JSONParser: ~Copyable {
 
     /// Throws when the object at `object`, of `count` members, names one twice (names compare
     /// by their Unicode scalars: their fingerprints are of the decoded UTF-8). Its members are
-    /// on the tape, each name (one node) followed by its value.
+    /// on the tape, each name (one node) followed by its value. A few names are compared with
+    /// each other where they lie; many, through a set.
     private func checkDistinctMembers(of object: Int, count: Int) throws(JSONSyntaxError) {
-        var keys: [Int] = []
-        keys.reserveCapacity(count)
         var key = object + 1
+        if count <= 16 {
+            for position in 0..<count {
+                var earlier = object + 1
+                for _ in 0..<position {
+                    if nodes[earlier].fingerprint == nodes[key].fingerprint { throw repeatedMember(at: key) }
+                    earlier = Int(nodes[earlier + 1].next)
+                }
+                key = Int(nodes[key + 1].next)
+            }
+            return
+        }
+        var seen = Set<Fingerprint>(minimumCapacity: count)
         for _ in 0..<count {
-            keys.append(key)
+            guard seen.insert(nodes[key].fingerprint).inserted else { throw repeatedMember(at: key) }
             key = Int(nodes[key + 1].next)
         }
-        var seen: Set<Fingerprint> = []
-        for (position, key) in keys.enumerated() {
-            let name = nodes[key].fingerprint
-            // A few members are compared with each other; many, through a set.
-            let repeated = count <= 16 ? keys[..<position].contains { nodes[$0].fingerprint == name } : !seen.insert(name).inserted
-            guard repeated else { continue }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: input[Int(nodes[key].start)..<Int(nodes[key].end)]), as: UTF8.self)
-            let shown = text.count > 100 ? String(text.prefix(100)) + "…\"" : text
-            throw JSONSyntaxError(
-                offset: Int(nodes[key].start), reason: "the object names the member \(shown) twice; readers disagree on which value wins",
-                duplicateMember: text
-            )
-        }
+    }
+
+    /// The error of the member name at node `key`, which its object names before.
+    private func repeatedMember(at key: Int) -> JSONSyntaxError {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: input[Int(nodes[key].start)..<Int(nodes[key].end)]), as: UTF8.self)
+        let shown = text.count > 100 ? String(text.prefix(100)) + "…\"" : text
+        return JSONSyntaxError(
+            offset: Int(nodes[key].start), reason: "the object names the member \(shown) twice; readers disagree on which value wins",
+            duplicateMember: text
+        )
     }
 
     /// A new, empty row store for the items of a collection whose text starts at `start`.

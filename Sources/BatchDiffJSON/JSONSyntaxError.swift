@@ -9,6 +9,8 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     /// disagree on which of its values wins, so such a text is refused.
     public var duplicateMember: String?
 
+    /// The error at byte `offset`, `reason` saying what is wrong, and the member named twice
+    /// when that is the problem.
     public init(offset: Int, reason: String, duplicateMember: String? = nil) {
         self.offset = offset
         self.reason = reason

@@ -42,7 +42,9 @@ final class PostgresDatabase: Sendable {
     /// ``FeedError/storeUnavailable(_:)``; a refused statement is a bug. What libpq said goes
     /// to the log: it names hosts, addresses and users, which a client's answer must not.
     func feedError(_ error: PostgresError) -> FeedError {
-        logger.warning("a PostgreSQL store call failed", metadata: ["reason": "\(ConninfoRedaction.redacted(error.description, of: conninfo))"])
+        // An outage is logged once by the listener; each call that fails for it, at debug.
+        let level: Logger.Level = error.kind == .statement ? .error : .debug
+        logger.log(level: level, "a PostgreSQL store call failed", metadata: ["reason": "\(ConninfoRedaction.redacted(error.description, of: conninfo))"])
         switch error.kind {
         case .statement: return .internalFailure("the PostgreSQL store refused a statement (SQLSTATE \(error.sqlstate))")
         case .connection: return .storeUnavailable("the PostgreSQL store cannot be reached")

@@ -6,7 +6,7 @@ import Synchronization
 /// - A gate at accept: in epoll mode libmicrohttpd stops accepting at its connection limit,
 ///   leaving more clients waiting in the backlog with no answer; the gate counts open
 ///   connections and refuses the ones past the limit at once, but for
-///   ``probeConnections`` more, let in for health checks alone (a server whose slots are
+///   `probeConnections` more, let in for health checks alone (a server whose slots are
 ///   full of event streams still answers its orchestrator).
 /// - Deadlines: libmicrohttpd's timeout counts idle time only, so a client sending its
 ///   headers or its body a byte every few seconds keeps a connection forever. Each
@@ -17,29 +17,36 @@ import Synchronization
 ///   socket, so a client that vanishes while its long poll is parked would hold its slot for
 ///   the whole wait. The sweep polls parked sockets for a hang-up (a reset, or the client's
 ///   end closed) and tells whoever parked the connection (``ConnectionWatch/watchForHangUp(then:)``).
-/// - A floor under the send rate: a client that reads a whole answer slower than
-///   `minSendRate` bytes a second, over each ``sendRateWindow``, is cut off (its answer,
-///   shared with other clients, stays, but its slot is freed). Only whole bodies sent from
-///   memory are watched, never a parked request or a stream.
+/// - A floor under the send rate: a client that takes a whole answer slower than
+///   `minSendRate` bytes a second, over each ``sendRateWindow`` while the server still
+///   holds some of the answer to hand to the socket, is cut off (its answer, shared with
+///   other clients, stays, but its slot is freed). Only whole bodies sent from memory are
+///   watched, never a parked request or a stream.
 final class ConnectionGuard: Sendable {
     private let limit: Int
     /// Seconds a new connection has for its first request's headers.
     private let headerTimeout: Int
     /// Bytes a second a client must read of a whole answer (0: no floor).
     private let minSendRate: Int
-    /// Connections let in past the limit for health checks alone.
-    static let probeConnections = 3
+    /// Connections let in past the limit for health checks alone (none without any).
+    private let probeConnections: Int
+    /// Seconds a connection let in for health checks has for its request's headers: a
+    /// probe asks at once, and an idle one would hold the slot from the next.
+    static let probeHeaderTimeout = 2
     /// Seconds over which a connection's send rate is measured.
     static let sendRateWindow = 30
     private let open = Atomic<Int>(0)
+    /// Of the connections open, those let in past the limit for health checks.
+    private let probesOpen = Atomic<Int>(0)
     /// The connections open, for the sweep; changed only when one starts or closes.
     private let watched = Mutex<(watches: [ObjectIdentifier: ConnectionWatch], stopped: Bool)>(([:], false))
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
 
-    init(limit: Int, headerTimeout: Int, minSendRate: Int) {
+    init(limit: Int, headerTimeout: Int, minSendRate: Int, probeConnections: Int) {
         self.limit = limit
         self.headerTimeout = headerTimeout
         self.minSendRate = minSendRate
+        self.probeConnections = probeConnections
     }
 
     /// Starts sweeping deadlines.
@@ -64,12 +71,19 @@ final class ConnectionGuard: Sendable {
     }
 
     /// Whether a new connection may be accepted (for health checks alone, past the limit).
-    var admitsConnection: Bool { open.load(ordering: .relaxed) < limit + Self.probeConnections }
+    var admitsConnection: Bool { regularOpen < limit || probesOpen.load(ordering: .relaxed) < probeConnections }
 
-    /// Counts and watches a connection that started on `socket`.
+    /// The connections open that were let in within the limit.
+    private var regularOpen: Int { open.load(ordering: .relaxed) - probesOpen.load(ordering: .relaxed) }
+
+    /// Counts and watches a connection that started on `socket`: one past the limit is
+    /// for health checks alone.
     func started(socket: Int32) -> ConnectionWatch {
-        let opened = open.add(1, ordering: .relaxed)
-        let watch = ConnectionWatch(socket: socket, deadline: instant(in: headerTimeout), forProbesOnly: opened.newValue > limit)
+        let forProbes = regularOpen >= limit
+        if forProbes { probesOpen.add(1, ordering: .relaxed) }
+        open.add(1, ordering: .relaxed)
+        let deadline = instant(in: forProbes ? Self.probeHeaderTimeout : headerTimeout)
+        let watch = ConnectionWatch(socket: socket, deadline: deadline, forProbesOnly: forProbes)
         watched.withLock { state in
             guard !state.stopped else { return }
             state.watches[ObjectIdentifier(watch)] = watch
@@ -81,6 +95,7 @@ final class ConnectionGuard: Sendable {
     func closed(_ watch: ConnectionWatch?) {
         open.subtract(1, ordering: .relaxed)
         guard let watch else { return }
+        if watch.isForProbesOnly { probesOpen.subtract(1, ordering: .relaxed) }
         _ = watched.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 
@@ -105,6 +120,7 @@ final class ConnectionGuard: Sendable {
                 }
                 if minSendRate > 0, watch.readsTooSlowly(now: now, minimum: minSendRate * Self.sendRateWindow, window: Self.sendRateWindow) {
                     shutdown(watch.socket, Int32(SHUT_RDWR))
+                    watch.stopSending()
                     continue
                 }
                 let deadline = watch.deadline.load(ordering: .relaxed)

@@ -8,7 +8,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int = 8080
     /// The largest request body accepted, in bytes.
     public var bodyLimit: Int = 32 << 20
-    /// Connections served at once; more are refused at accept.
+    /// Connections served at once; more are refused at accept, but for a few let in for
+    /// ``probePaths`` alone.
     public var connectionLimit: Int = 4096
     /// Seconds a connection may stay idle (no bytes either way) before it is closed.
     public var connectionTimeout: Int = 15
@@ -30,12 +31,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// What one body byte costs while its request is in flight: the byte itself and the
     /// state the service builds from it, at most.
     public var memoryPerBodyByte: Int = 1
-    /// Bytes a second a client must read of a whole answer, measured over 30 s, or its
-    /// connection is closed (0: no floor). Parked requests and streams are never measured.
+    /// Bytes a second a client must take of a whole answer of 32 KiB or more, measured over
+    /// each 30 s while the server still holds some of it to send, or its connection is
+    /// closed (0: no floor). Parked requests and streams are never measured.
     public var minSendRate: Int = 1024
-    /// Paths answered on the few connections let in past ``connectionLimit`` (health
-    /// checks); any other request there gets the busy refusal.
+    /// Paths answered on the ``probeConnections`` let in past ``connectionLimit`` (health
+    /// checks; none are let in without such paths); any other request there gets the busy
+    /// refusal.
     public var probePaths: Set<String> = []
+    /// Connections let in past ``connectionLimit`` for ``probePaths`` alone.
+    public static let probeConnections = 3
     /// Origins whose pages may read the answers (none by default: same origin only).
     public var crossOrigin = CrossOrigin()
 
@@ -59,7 +64,7 @@ extension HTTPServerConfiguration {
             ((1024...(16 << 20)).contains(headerMemoryLimit), "header memory limit must be 1 KiB to 16 MiB"),
             (requestMemory >= 1, "request memory must be at least 1 byte"),
             ((1...1024).contains(memoryPerBodyByte), "memory per body byte must be 1 to 1024"),
-            (minSendRate >= 0, "minimum send rate must not be negative"),
+            ((0...(1 << 30)).contains(minSendRate), "minimum send rate must be 0 to 1 GiB a second"),
         ]
         if let failed = checks.first(where: { !$0.0 }) { throw HTTPServerError(description: failed.1) }
     }

@@ -168,7 +168,13 @@ private let bodyReader: MHD_ContentReaderCallback = { context, position, buffer,
     body.bytes.withUnsafeBytes { bytes in
         UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + start, byteCount: count)
     }
-    body.watch?.sent(upTo: start + count)
+    if start + count == body.bytes.count {
+        // All of it is with libmicrohttpd and the kernel now: how fast the client takes the
+        // rest is the idle timeout's business, not the rate's.
+        body.watch?.stopSending()
+    } else {
+        body.watch?.sent(upTo: start + count)
+    }
     return count
 }
 

@@ -48,7 +48,8 @@ final class RequestLifecycle: Sendable {
         headerTimeout = configuration.headerTimeout
         bodyTimeout = configuration.bodyTimeout
         connections = ConnectionGuard(
-            limit: configuration.connectionLimit, headerTimeout: configuration.headerTimeout, minSendRate: configuration.minSendRate
+            limit: configuration.connectionLimit, headerTimeout: configuration.headerTimeout, minSendRate: configuration.minSendRate,
+            probeConnections: configuration.probePaths.isEmpty ? 0 : HTTPServerConfiguration.probeConnections
         )
         memory = RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte)
         crossOrigin = configuration.crossOrigin

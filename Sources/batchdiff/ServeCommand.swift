@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request's body, from the end of its headers, at least 1 (BATCHDIFF_BODY_TIMEOUT).")
     var bodyTimeout = Environment.integer(.bodyTimeout, default: 60)
 
-    @Option(help: "Bytes a second a client must read of a whole answer, measured over 30 s, or its connection is closed; 0: no floor. Parked long polls and event streams are never measured (BATCHDIFF_MIN_SEND_RATE).")
+    @Option(help: "Bytes a second a client must take of a whole answer of 32 KiB or more, measured over 30 s while the server still holds some of it to send, or its connection is closed; 0: no floor. Parked long polls and event streams are never measured (BATCHDIFF_MIN_SEND_RATE).")
     var minSendRate = Environment.integer(.minSendRate, default: 1024)
 
     @Option(help: "Server threads (BATCHDIFF_THREADS); default: one per core.")

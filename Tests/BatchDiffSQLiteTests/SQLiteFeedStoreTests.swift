@@ -19,6 +19,32 @@ final class SQLiteFeedStoreTests: XCTestCase {
 
     private func text(_ json: String) -> [UInt8] { Array(json.utf8) }
 
+    /// Text a store kept from before writes refused a repeated member (an object naming
+    /// `a` twice) is still read: its feed answers, and takes the next write. A client may no
+    /// longer write such text (400 duplicate_member).
+    func testAStoredSnapshotWithARepeatedMemberIsStillRead() async throws {
+        let store = try SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
+        let old = try Snapshot(text: text(#"[{"id":1,"a":1,"a":2}]"#), idKey: "id").numbered(7)
+        let stored = try await store.append(old, to: FeedID("kept"), settings: FeedSettings(), after: nil)
+        XCTAssertTrue(stored)
+        let feeds = Feeds(store: store, maxFeedMemory: 1 << 20)
+        let latest = try await feeds.latest(of: FeedID("kept"))
+        XCTAssertEqual(latest.version, 7)
+        let answer = try await latest.answer()
+        XCTAssertEqual(answer.bytes.count, latest.answerByteCount)
+        let changes = try await feeds.changes(of: FeedID("kept"), since: 0, wait: .zero)
+        XCTAssertEqual(changes.latest, 7)
+        let written = try await feeds.write(text(#"[{"id":1,"a":3}]"#), to: FeedID("kept"), idKey: nil, condition: .none)
+        XCTAssertEqual(written.version, 8)
+        do {
+            _ = try await feeds.write(text(#"[{"id":1,"a":3,"a":4}]"#), to: FeedID("kept"), idKey: nil, condition: .none)
+            XCTFail("a repeated member is written")
+        } catch {
+            guard case .malformedJSON(let syntax) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(syntax.duplicateMember, #""a""#)
+        }
+    }
+
     func testWhatOneStoreWroteTheNextReads() async throws {
         var versions: [Int] = []
         do {

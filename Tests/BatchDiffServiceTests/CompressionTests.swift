@@ -63,6 +63,7 @@ final class CompressionTests: ServerTestCase {
             let notModified = try client.get("/feeds/big", headers: ["Accept-Encoding": accept, "If-None-Match": sent])
             XCTAssertEqual(notModified.status, 304, sent)
             XCTAssertEqual(notModified.header("etag"), returned, sent)
+            XCTAssertEqual(notModified.header("vary"), "Accept-Encoding", sent)
         }
         XCTAssertEqual(try client.get("/feeds/big", headers: ["If-None-Match": "\"\(version + 1)-gzip\""]).status, 200)
         // If-Match compares strongly: a weak tag never matches; a spelling of another version neither.

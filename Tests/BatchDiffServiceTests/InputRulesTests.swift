@@ -74,7 +74,9 @@ final class InputRulesTests: ServerTestCase {
     /// another by a proxy in front (request smuggling): 400, the connection closed.
     func testAmbiguousContentLengthIsRefused() throws {
         let client = try startServer().client
-        for lengths in ["Content-Length: 3\r\nContent-Length: 3", "Content-Length: 3, 3", "Content-Length: 3,5", "Content-Length: +3"] {
+        // Two lines reach the server, joined into a list, which it refuses (a problem
+        // document); libmicrohttpd refuses the other spellings itself (its own 400 page).
+        for lengths in ["Content-Length: 3\r\nContent-Length: 3", "Content-Length: 3\r\nContent-Length: 5", "Content-Length: 3, 3", "Content-Length: 3,5", "Content-Length: +3"] {
             let connection = try client.connect()
             try connection.send("PUT /feeds/smuggled HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(lengths)\r\n\r\n[1]")
             let response = try connection.readResponse(timeout: 5)
@@ -90,7 +92,9 @@ final class InputRulesTests: ServerTestCase {
     }
 
     /// A gzip body whose header never ends inflates to nothing: its compressed bytes count
-    /// against the body limit too, so it is refused when they pass it, not at the body timeout.
+    /// against the body limit too, so it is dropped once they pass it, and the connection
+    /// closed once it runs on past twice the limit (and 1 MiB), as any body's. It was
+    /// inflated, to nothing, until the body timeout however much was sent.
     func testAGzipHeaderThatNeverEndsIsCutAtTheLimit() throws {
         let client = try startServer(["--body-limit", "4096", "--body-timeout", "60"]).client
         let connection = try client.connect(timeout: 10)
@@ -99,13 +103,11 @@ final class InputRulesTests: ServerTestCase {
         let header: [UInt8] = [0x1F, 0x8B, 8, 0x08, 0, 0, 0, 0, 0, 3]
         let started = Date()
         try connection.send(Array(String(header.count + 1000, radix: 16).utf8) + Array("\r\n".utf8) + header + Array(repeating: UInt8(ascii: "a"), count: 1000) + Array("\r\n".utf8))
-        for _ in 0..<8 {
-            try? connection.send(Array("1000\r\n".utf8) + Array(repeating: UInt8(ascii: "a"), count: 4096) + Array("\r\n".utf8))
-        }
-        try? connection.send("0\r\n\r\n")
-        let response = try connection.readResponse(timeout: 10)
-        XCTAssertEqual(response.status, 413)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "refused at the limit, not at the body timeout")
+        // 1.25 MiB more of the name, and no last chunk.
+        let chunk = Array("10000\r\n".utf8) + Array(repeating: UInt8(ascii: "a"), count: 1 << 16) + Array("\r\n".utf8)
+        for _ in 0..<20 { try? connection.send(chunk) }
+        XCTAssertTrue(connection.waitForClose(timeout: 15), "the connection is closed once the body runs on past the limit")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "not at the body timeout")
         assertProblem(try client.get("/feeds/g"), 404, "feed_not_found")
     }
 

@@ -33,13 +33,12 @@ extension BatchDiffService {
     func getFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
         let latest = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-        let answer = try await feedCall { () async throws(FeedError) in try await latest.answer() }
-        let response = HTTPResponse.json(200, shared: answer, headers: [("ETag", EntityTag.of(version: latest.version))])
+        let tag = EntityTag.of(version: latest.version)
         if let ifNoneMatch = request.header("if-none-match"), EntityTag.ifNoneMatch(ifNoneMatch, names: latest.version) {
-            // The tag the answer would have carried, in the encoding it would have been sent in.
-            return HTTPResponse(status: 304, headers: ResponseEncoding(request).encoded(response).headers.filter { $0.name == "ETag" })
+            return ResponseEncoding(request).notModified(tag: tag, bodySize: latest.answerByteCount)
         }
-        return response
+        let answer = try await feedCall { () async throws(FeedError) in try await latest.answer() }
+        return .json(200, shared: answer, headers: [("ETag", tag)])
     }
 
     /// `GET /feeds`: every feed with its latest version.
