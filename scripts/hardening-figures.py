@@ -253,18 +253,23 @@ def etag_rmw(binary):
         return line
 
 
+def stored_and_warm(server, feed, body, warm_path):
+    """PUTs `body` as `feed`, GETs `warm_path` once (its answer is made and kept), and
+    returns the server's resident memory then, in MB."""
+    put_feed(server, feed, body, timeout=60)
+    status, _, _ = request(server, "GET", warm_path, timeout=60)
+    if status != 200:
+        raise RuntimeError(f"warm-up GET {warm_path} answered {status}")
+    return server.rss_mb()
+
+
 def slow_readers(binary):
     readers = 20
     with Server(binary, "--body-limit", BIG_BODY_LIMIT) as server:
         items = [{"id": f"item-{i}", "title": f"Title of row {i} in a big feed", "n": i} for i in range(110_000)]
         body = json.dumps(items, separators=(",", ":")).encode()
         del items
-        put_feed(server, "f", body, timeout=60)
-        status, _, data = request(server, "GET", "/feeds/f", timeout=60)
-        if status != 200:
-            raise RuntimeError(f"warm-up GET answered {status}")
-        del data
-        before = server.rss_mb()
+        before = stored_and_warm(server, "f", body, "/feeds/f")
         sockets = []
         all_ok = True
         try:
@@ -368,12 +373,7 @@ def pretty_streams(binary):
     with Server(binary, "--body-limit", BIG_BODY_LIMIT) as server:
         items = [{"id": i, "title": f"Row {i} of a pretty feed", "tags": ["a b", "c"]} for i in range(45_000)]
         body = json.dumps(items, indent=1)
-        put_feed(server, "pretty", body, timeout=60)
-        status, _, data = request(server, "GET", "/feeds/pretty/changes?since=0", timeout=60)
-        if status != 200:
-            raise RuntimeError(f"warm-up GET of changes answered {status}")
-        del data
-        before = server.rss_mb()
+        before = stored_and_warm(server, "pretty", body, "/feeds/pretty/changes?since=0")
         sockets = []
         try:
             stream_request = (b"GET /feeds/pretty/changes?since=0 HTTP/1.1\r\nHost: x\r\n"
