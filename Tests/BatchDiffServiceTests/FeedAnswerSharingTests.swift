@@ -113,16 +113,32 @@ final class FeedAnswerSharingTests: ServerTestCase {
         Thread.sleep(forTimeInterval: 2)
         let grown = try server.residentBytes() - before
         XCTAssertLessThan(grown, 64 << 20, "20 slow readers grew the server by \(grown >> 20) MB")
+        // A steady reader beside them takes about 60,000 bytes a second, above the floor.
+        let steady = try client.connect(receiveBuffer: 4096)
+        try steady.send("GET /feeds/big HTTP/1.1\r\nHost: x\r\n\r\n")
+        var steadyBytes = 0
+        func readSteadily(for seconds: Double) {
+            let until = Date().addingTimeInterval(seconds)
+            while Date() < until, let bytes = try? steady.receive(upTo: 4096, timeout: 1), !bytes.isEmpty {
+                steadyBytes += bytes.count
+                Thread.sleep(forTimeInterval: 0.06)
+            }
+        }
         // Reading 512 bytes every 2 s, far below 20,000 a second: cut off within two windows.
         let started = Date()
         var finished = 0
         while finished < 20 && Date().timeIntervalSince(started) < 75 {
-            Thread.sleep(forTimeInterval: 2)
+            readSteadily(for: 2)
             for reader in readers { _ = try? reader.receive(upTo: 512, timeout: 0.05) }
             finished = try client.requestsAnswered("GET", "/feeds/{id}") - answered
         }
         XCTAssertEqual(finished, 20, "the slow readers were cut off within 75 s")
         XCTAssertGreaterThan(Date().timeIntervalSince(started), 25, "not before a window of 30 s")
+        // The steady reader was not: it still receives, well past the slow ones' window.
+        let sofar = steadyBytes
+        readSteadily(for: 3)
+        XCTAssertGreaterThan(steadyBytes, sofar, "the steady reader still receives after \(Date().timeIntervalSince(started)) s")
+        XCTAssertGreaterThan(Double(steadyBytes) / Date().timeIntervalSince(started), 20_000, "it read above the floor")
         XCTAssertEqual(try client.get("/healthz").status, 200)
     }
 }
