@@ -14,12 +14,7 @@ extension AnswerOptions {
             }
             self.format = format
         }
-        if let text = query["changedMembers"] {
-            guard let value = Bool(text) else {
-                throw Problem.badQuery("changedMembers: expected true or false, not \(text.prefix(40).debugDescription)")
-            }
-            changedMembers = value
-        }
+        if let value = try booleanParameter(query, "changedMembers") { changedMembers = value }
         if let text = query["maxChanges"] {
             guard let value = Int(text), value >= 0 else {
                 throw Problem.badQuery("maxChanges: expected a non-negative integer, not \(text.prefix(40).debugDescription)")
@@ -60,4 +55,12 @@ extension AnswerOptions {
         }
         return true
     }
+}
+
+/// The query parameter `name` of `query`, `true` or `false` (400 `invalid_query` for
+/// anything else), when given.
+func booleanParameter(_ query: [String: String], _ name: String) throws(Problem) -> Bool? {
+    guard let text = query[name] else { return nil }
+    guard let value = Bool(text) else { throw Problem.badQuery("\(name): expected true or false, not \(text.prefix(40).debugDescription)") }
+    return value
 }

@@ -90,7 +90,8 @@ public final class Feeds: Sendable {
             }
             if parsed?.idKey != idKey {
                 parsed = (idKey, try await Workers.run { () throws(FeedError) in
-                    let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey, asWritten: true)
+                    // (Read again with the feed's idKey: its members were checked the first time.)
+                    let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey)
                     return try Snapshot(document: document, idKey: idKey)
                 })
             }
@@ -178,6 +179,10 @@ public final class Feeds: Sendable {
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
         let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: options))
+        // Computed as the question asks, `maxChanges` aside: the answer serves every client
+        // of the question, whatever `maxChanges` each sends (the first one's must not leave
+        // out the changed members the others get).
+        let computed = AnswerOptions(format: options.format, changedMembers: options.changedMembers)
         let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> ComputedAnswer in
             let withText = options.changedMembers || options.format == .jsonPatch
             let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
@@ -187,7 +192,7 @@ public final class Feeds: Sendable {
                     ? try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
                     : try FeedAnswers.changes(
                         feed: id.name, from: since, latest: latest, batch: batch, format: options.format,
-                        changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: options)
+                        changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: computed)
                     )
                 return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full)
             }

@@ -84,6 +84,14 @@ final class FeedAnswerSharingTests: ServerTestCase {
             XCTAssertEqual(try client.get("/feeds/m/changes?since=\(first)&maxChanges=\(maxChanges)").status, 200)
         }
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed)
+        // A first client whose maxChanges the batch passes does not take the changed members
+        // out of the answer the next client of the question gets (it did, kept that way).
+        let third = assertVersion(try client.put("/feeds/m", "[" + items.reversed().map { $0.replacingOccurrences(of: #""v":0"#, with: #""v":1"#) }.joined(separator: ",") + "]"), first + 2)
+        let reload = assertJSON(try client.get("/feeds/m/changes?since=\(first + 1)&changedMembers=true&maxChanges=0"))
+        XCTAssertEqual(reload["reload"] as? Bool, true)
+        let named = assertJSON(try client.get("/feeds/m/changes?since=\(first + 1)&changedMembers=true"))
+        XCTAssertEqual(int(named["to"]), third)
+        XCTAssertEqual(((named["rows"] as? [String: Any])?["changedMembers"] as? [[String]])?.count, 3000, "every reloaded row's changed members")
     }
 
     /// Slow readers of a big feed share its answer (and its gzip form) instead of a copy

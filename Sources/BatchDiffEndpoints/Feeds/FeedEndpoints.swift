@@ -11,7 +11,7 @@ extension BatchDiffService {
         let id = try feedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
-        let uniqueIdentities = try Self.booleanQuery(request, "uniqueIdentities")
+        let uniqueIdentities = try booleanParameter(request.query, "uniqueIdentities")
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
         let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
@@ -111,13 +111,6 @@ extension BatchDiffService {
             throw Problem.badQuery("wait: expected a non-negative number of seconds, not \(waitText.debugDescription)")
         }
         return (since, min(seconds, configuration.maxWait))
-    }
-
-    /// The query parameter `name`, `true` or `false`, if given.
-    private static func booleanQuery(_ request: HTTPRequest, _ name: String) throws(Problem) -> Bool? {
-        guard let text = request.query[name] else { return nil }
-        guard let value = Bool(text) else { throw Problem.badQuery("\(name): expected true or false, not \(text.prefix(40).debugDescription)") }
-        return value
     }
 
     private func feedID(_ name: String) throws(Problem) -> FeedID {
