@@ -14,6 +14,8 @@ Goals (issue 12): keep each at most 1.2.
 """
 import http.client, json, os, random, re, signal, statistics, subprocess, sys, time
 
+from benchlib import timed_request
+
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
 ITEMS = int(os.environ.get("BENCH_ITEMS", "100000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -22,13 +24,9 @@ GOAL = 1.2
 
 def request(conn, method, path, body=None):
     """The answer's bytes and the seconds from sending the request to the answer read."""
-    start = time.perf_counter()
-    conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body is not None else {})
-    response = conn.getresponse()
-    data = response.read()
-    seconds = time.perf_counter() - start
-    if response.status not in (200, 204):
-        sys.exit(f"bench-feed: {method} {path}: {response.status} {data[:300]!r}")
+    status, data, seconds = timed_request(conn, method, path, body)
+    if status not in (200, 204):
+        sys.exit(f"bench-feed: {method} {path}: {status} {data[:300]!r}")
     return data, seconds
 
 

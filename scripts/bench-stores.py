@@ -9,51 +9,14 @@ the old version read from the store and diffed). Prints the median time of each,
 ratio to the memory store's in the same run; with RUNS runs, the median ratio and its
 spread. Goals (issue 11): SQLite at most 2x memory, PostgreSQL at most 3x.
 """
-import http.client, json, os, pwd, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import http.client, json, os, random, re, shutil, signal, statistics, subprocess, sys, tempfile, time
+
+from benchlib import Cluster
 
 BIN = os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
 ITEMS = int(os.environ.get("BENCH_ITEMS", "10000"))
 VERSIONS = int(os.environ.get("BENCH_VERSIONS", "30"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Cluster:
-    """A PostgreSQL cluster in a temporary directory, as the `postgres` user when root."""
-
-    def __init__(self):
-        bins = sorted(os.listdir("/usr/lib/postgresql"))
-        if not bins:
-            sys.exit("bench-stores: PostgreSQL is not installed: run make deps-test")
-        self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
-        self.dir = tempfile.mkdtemp(prefix="batchdiff-bench-pg-")
-        self.port = free_port()
-        if os.getuid() == 0:
-            user = pwd.getpwnam("postgres")
-            os.chown(self.dir, user.pw_uid, user.pw_gid)
-        self.run("initdb", "-D", f"{self.dir}/data", "--auth=trust", "-U", "postgres", "-E", "UTF8")
-        # Durable as in production (fsync on): the comparison is with an SQLite file
-        # written with synchronous=FULL.
-        self.run("pg_ctl", "-D", f"{self.dir}/data", "-w", "-l", f"{self.dir}/log",
-                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", "start")
-        self.uri = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
-
-    def run(self, program, *arguments):
-        command = [f"{self.bin}/{program}", *arguments]
-        if os.getuid() == 0:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-
-    def close(self):
-        try:
-            self.run("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop")
-        finally:
-            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def request(conn, method, path, body=None):

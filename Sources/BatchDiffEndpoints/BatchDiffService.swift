@@ -216,6 +216,13 @@ public final class BatchDiffService: Sendable {
         }
     }
 
+    /// A `PATCH`'s ops are `application/json` (or untyped); another type, the JSON Patch
+    /// and merge patch ones included, is a 415 that names the ops format.
+    static func checkOpsContentType(_ request: HTTPRequest) throws(Problem) {
+        guard let contentType = request.header("content-type"), mediaType(contentType) != "application/json" else { return }
+        throw Problem.unsupportedPatchFormat(contentType)
+    }
+
     /// The body as a JSON document whose collections at `collections` are read with the
     /// identity member `idKey` as it is parsed (its content type is checked by ``endpoint(of:_:)``).
     static func readJSON(_ request: HTTPRequest, collections: CollectionPlacement, idKey: String) throws(Problem) -> JSONDocument {

@@ -18,6 +18,9 @@ struct Endpoint: Sendable {
         case none
         /// JSON (`application/json`, a `+json` type, or no type at all; else 415).
         case json
+        /// A feed's ops (`application/json`, or no type at all; else 415, whose detail names
+        /// the ops format: JSON Patch and merge patches are other formats).
+        case ops
     }
 
     /// How an endpoint is answered.

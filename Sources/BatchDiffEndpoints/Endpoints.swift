@@ -25,6 +25,9 @@ extension BatchDiffService {
         Endpoint(["PUT"], "/feeds/{id}", access: .write, body: .json, answer: .task { service, request, path throws(Problem) in
             try await service.putFeed(path["id"], request)
         }),
+        Endpoint(["PATCH"], "/feeds/{id}", access: .write, body: .ops, answer: .task { service, request, path throws(Problem) in
+            try await service.patchFeed(path["id"], request)
+        }),
         Endpoint(["DELETE"], "/feeds/{id}", access: .write, answer: .task { service, _, path throws(Problem) in
             try await service.deleteFeed(path["id"])
         }),
@@ -49,7 +52,11 @@ extension BatchDiffService {
         case .read: try authorizeRead(request)
         case .write: try authorizeWrite(request)
         }
-        if endpoint.body == .json { try Self.checkContentType(request) }
+        switch endpoint.body {
+        case .none: break
+        case .json: try Self.checkContentType(request)
+        case .ops: try Self.checkOpsContentType(request)
+        }
         return (endpoint, parameters)
     }
 
@@ -103,7 +110,7 @@ extension BatchDiffService {
         let methods = allowed.joined(separator: ", ")
         return HTTPResponse(status: 204, headers: [
             ("Allow", methods), ("Access-Control-Allow-Methods", methods),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"),
             ("Access-Control-Max-Age", "600"),
         ])
     }

@@ -1,3 +1,4 @@
+import BatchDiffFeeds
 import BatchDiffJSON
 import HTTPServer
 
@@ -65,6 +66,25 @@ extension Problem {
     /// A collection that repeats an identity where they must be unique (`uniqueIdentities`).
     static func duplicateIdentity(_ detail: String) -> Problem {
         Problem(status: 422, code: "duplicate_identity", title: "Identity repeated", detail: detail)
+    }
+
+    /// A `PATCH` op that cannot be applied: 422, its code the reason's, `op` its index.
+    static func patchRefused(_ refusal: PatchRefusal) -> Problem {
+        let title = switch refusal.reason {
+        case .identityNotFound: "Identity not found"
+        case .anchorNotFound: "Anchor not found"
+        case .duplicateIdentity: "Identity repeated"
+        case .invalidShape: "JSON of the wrong shape"
+        }
+        return Problem(
+            status: 422, code: refusal.reason.rawValue, title: title, detail: "op \(refusal.op): \(refusal.detail); nothing was changed",
+            extraMembers: [("op", refusal.op)]
+        )
+    }
+
+    static func unsupportedPatchFormat(_ contentType: String) -> Problem {
+        Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+                detail: "a PATCH body is application/json ops, {\"ops\": [{\"op\": \"upsert\", \"item\": ...}, ...]} (docs/feeds.md), not \(contentType.prefix(80))")
     }
 
     static func wrongShape(_ detail: String) -> Problem {

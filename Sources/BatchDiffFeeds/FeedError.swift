@@ -19,6 +19,10 @@ public enum FeedError: Error, Sendable, Equatable {
     case invalidSnapshot(String)
     /// The snapshot repeats an identity in a feed that keeps them unique: where.
     case duplicateIdentity(String)
+    /// A patch's op cannot be applied; nothing was changed.
+    case patchRefused(PatchRefusal)
+    /// An `Idempotency-Key` this feed has kept an answer under came with another body.
+    case idempotencyKeyReused(FeedID, key: String)
     /// A snapshot (of a new feed or an existing one) that would not fit in the memory feeds
     /// may hold, even with every feed cut down to its latest version; nothing was stored or
     /// evicted.

@@ -28,7 +28,18 @@ public protocol FeedStore: Sendable {
     /// not exist (a feed keeps the settings it was created with). Returns `false` and
     /// changes nothing when the feed moved on (or was created, or deleted) meanwhile.
     /// Retention may then drop old versions.
-    func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool
+    /// `keeping`, the write's answer under its `Idempotency-Key`, is stored with the version,
+    /// in the same step.
+    func append(
+        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
+    ) async throws(FeedError) -> Bool
+
+    /// The answer kept under `key` with one of feed `id`'s retained versions, if any.
+    func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer?
+
+    /// Keeps `answer` (of a write that made no version) with version `answer.version` of
+    /// feed `id`, while that version is retained; nothing when it is not.
+    func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError)
 
     /// Removes feed `id`; returns whether it existed.
     func delete(_ id: FeedID) async throws(FeedError) -> Bool
@@ -59,6 +70,11 @@ extension FeedStore {
         try await snapshot(at: version, of: id)?.collection
     }
 
+    /// ``append(_:to:settings:after:keeping:)`` of a write without an `Idempotency-Key`.
+    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+        try await append(snapshot, to: id, settings: settings, after: previous, keeping: nil)
+    }
+
     /// A store inside this process (memory, a file of its own) is there while it runs.
     public var isAvailable: Bool { true }
 }
@@ -75,6 +91,30 @@ public struct FeedSettings: Sendable, Equatable {
     public init(idKey: String = "id", uniqueIdentities: Bool = false) {
         self.idKey = idKey
         self.uniqueIdentities = uniqueIdentities
+    }
+}
+
+/// A write's answer kept under its `Idempotency-Key` with the version the write made (or
+/// found, when it changed nothing), so that a repeat is answered the same, in every server.
+public struct KeptAnswer: Sendable, Equatable {
+    /// The key, up to 128 visible ASCII characters.
+    public var key: String
+    /// A checksum of the request (its body's text without whitespace), the same in every
+    /// server: a repeat with another body is refused.
+    public var request: UInt64
+    /// The version the answer names.
+    public var version: Int
+    /// Whether the write made that version.
+    public var changed: Bool
+    /// The answer's JSON.
+    public var body: [UInt8]
+
+    public init(key: String, request: UInt64, version: Int, changed: Bool, body: [UInt8]) {
+        self.key = key
+        self.request = request
+        self.version = version
+        self.changed = changed
+        self.body = body
     }
 }
 

@@ -78,7 +78,6 @@ public final class Feeds: Sendable {
         var parsed: (idKey: String, snapshot: Snapshot)?
         while true {
             let stored = try await store.latest(of: id)
-            let previous = stored?.snapshot.version
             guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
             let settings = stored?.settings ?? FeedSettings(idKey: requested.idKey ?? "id", uniqueIdentities: requested.uniqueIdentities ?? false)
             let idKey = settings.idKey
@@ -95,35 +94,87 @@ public final class Feeds: Sendable {
                     return try Snapshot(document: document, idKey: idKey)
                 })
             }
-            let snapshot = parsed!.snapshot
-            if settings.uniqueIdentities {
-                let repeated = await Workers.run { snapshot.collection.firstRepeatedIdentity(path: "body") }
-                if let repeated { throw .duplicateIdentity("feed \(id) keeps its identities unique: \(repeated)") }
+            if let write = try await commit(parsed!.snapshot, over: stored, to: id, settings: settings, condition: condition, options: options) {
+                return write
             }
-            if let stored {
-                let latest = stored.snapshot.version
-                guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
-                if stored.snapshot.fingerprint == snapshot.fingerprint {
-                    let unchanged = JSONBatch.unchanged(stored.snapshot.collection)
-                    let same = (stored.snapshot.collection, stored.snapshot.bytes)
-                    let body = try FeedAnswers.write(
-                        feed: id.name, version: latest, changed: false, batch: unchanged, options: options,
-                        changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
-                    )
-                    return FeedWrite(version: latest, changed: false, body: body)
-                }
-            }
-            let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
-            // A new feed's base is the empty collection, version 0, where its clients start.
-            let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
-            let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
-            // Room for the new version is made by dropping the answers kept first.
-            if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
-            guard try await store.append(next, to: id, settings: settings, after: previous) else { continue }  // moved on: again
-            metrics.answersComputed.increment()
-            answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
-            return FeedWrite(version: next.version, changed: true, body: made.write)
         }
+    }
+
+    /// Changes feed `id` by the ops of the JSON text `body` (``FeedPatch``), as one new
+    /// version unless they leave it as it was: ``FeedError/notFound(_:)`` for a feed that
+    /// does not exist, ``FeedError/patchRefused(_:)`` for an op that cannot be applied
+    /// (nothing changes). It takes its turn as a `PUT` does, and is answered as one. Under an
+    /// `idempotencyKey`, the answer is kept with the version in the store, and a repeat of
+    /// the key with the same body gets it again and changes nothing
+    /// (``FeedError/idempotencyKeyReused(_:key:)`` with another body).
+    public func patch(
+        _ body: [UInt8], to id: FeedID, condition: WriteCondition, idempotencyKey key: String? = nil, options: AnswerOptions = AnswerOptions()
+    ) async throws(FeedError) -> FeedWrite {
+        let patch = try await Workers.run { () throws(FeedError) in try FeedPatch(body: body) }
+        return try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
+            // A store shared with other processes may move on meanwhile: then the ops are
+            // applied again to the new latest (and the key looked for again).
+            while true {
+                guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
+                if let key, let kept = try await store.keptAnswer(for: key, of: id) {
+                    guard kept.request == patch.checksum else { throw .idempotencyKeyReused(id, key: key) }
+                    return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body)
+                }
+                guard condition.holds(forLatest: stored.snapshot.version) else { throw .conditionFailed(id, latest: stored.snapshot.version) }
+                let snapshot = try await Workers.run { () throws(FeedError) in
+                    var collection = try PatchedCollection(stored.snapshot, settings: stored.settings, patch: patch)
+                    try collection.apply(patch)
+                    return try Snapshot(document: Snapshot.document(collection.text(), idKey: stored.idKey), idKey: stored.idKey)
+                }
+                let write = try await commit(
+                    snapshot, over: stored, to: id, settings: stored.settings, condition: condition, options: options,
+                    keeping: key.map { ($0, patch.checksum) }
+                )
+                if let write { return write }
+            }
+        }
+    }
+
+    /// Stores `snapshot` as the version after `stored` (feed `id`'s latest as just read;
+    /// `nil` creates the feed with `settings`) when `condition` holds, it keeps the feed's
+    /// rules and it differs from `stored`; its answer as `options` ask for it. `nil` when the
+    /// store moved on meanwhile (another process wrote): the caller tries again. With
+    /// `keeping` (an `Idempotency-Key` and the request's checksum), the answer is kept with
+    /// the version it names.
+    private func commit(
+        _ snapshot: Snapshot, over stored: StoredSnapshot?, to id: FeedID, settings: FeedSettings, condition: WriteCondition,
+        options: AnswerOptions, keeping key: (key: String, request: UInt64)? = nil
+    ) async throws(FeedError) -> FeedWrite? {
+        let previous = stored?.snapshot.version
+        if settings.uniqueIdentities {
+            let repeated = await Workers.run { snapshot.collection.firstRepeatedIdentity(path: "body") }
+            if let repeated { throw .duplicateIdentity("feed \(id) keeps its identities unique: \(repeated)") }
+        }
+        if let stored {
+            let latest = stored.snapshot.version
+            guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
+            if stored.snapshot.fingerprint == snapshot.fingerprint {
+                let unchanged = JSONBatch.unchanged(stored.snapshot.collection)
+                let same = (stored.snapshot.collection, stored.snapshot.bytes)
+                let body = try FeedAnswers.write(
+                    feed: id.name, version: latest, changed: false, batch: unchanged, options: options,
+                    changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
+                )
+                if let key { try await store.keep(KeptAnswer(key: key.key, request: key.request, version: latest, changed: false, body: body), for: id) }
+                return FeedWrite(version: latest, changed: false, body: body)
+            }
+        }
+        let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
+        // A new feed's base is the empty collection, version 0, where its clients start.
+        let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
+        let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
+        // Room for the new version is made by dropping the answers kept first.
+        if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
+        let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
+        guard try await store.append(next, to: id, settings: settings, after: previous, keeping: kept) else { return nil }
+        metrics.answersComputed.increment()
+        answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
+        return FeedWrite(version: next.version, changed: true, body: made.write)
     }
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for

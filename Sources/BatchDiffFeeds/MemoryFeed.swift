@@ -60,7 +60,7 @@ final class MemoryFeed: Sendable {
     /// Stores `snapshot` (numbered `previous + 1`) as the next version when the latest is
     /// still `previous`, whose text is kept compressed from now on (compressed outside the
     /// lock).
-    func append(_ snapshot: Snapshot, after previous: Int, sequence: Int) -> Bool {
+    func append(_ snapshot: Snapshot, after previous: Int, sequence: Int, keeping answer: KeptAnswer?) -> Bool {
         precondition(snapshot.version == previous + 1, "a feed's versions follow one another")
         let previousText = state.withLock { $0.latest.version == previous ? $0.latest.bytes : nil }
         guard let compressed = previousText.map(Gzip.compress) else { return false }
@@ -68,10 +68,29 @@ final class MemoryFeed: Sendable {
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = snapshot
             state.versions[state.versions.count - 1].compressedText = compressed
-            let version = StoredVersion(snapshot, sequence: sequence, pool: &state.pool)
+            var version = StoredVersion(snapshot, sequence: sequence, pool: &state.pool)
+            if let answer { version.keptAnswers.append(answer) }
             state.versionBytes += compressed.capacity + version.byteEstimate
             state.versions.append(version)
             return true
+        }
+    }
+
+    /// The answer kept under `key` with a retained version, if any.
+    func keptAnswer(for key: String) -> KeptAnswer? {
+        state.withLock { state in
+            guard !state.deleted else { return nil }
+            return state.versions.lazy.flatMap(\.keptAnswers).first { $0.key == key }
+        }
+    }
+
+    /// Keeps `answer` with its version while that version is retained.
+    func keep(_ answer: KeptAnswer) {
+        mutate { state in
+            guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == answer.version }) else { return }
+            state.versionBytes -= state.versions[index].byteEstimate
+            state.versions[index].keptAnswers.append(answer)
+            state.versionBytes += state.versions[index].byteEstimate
         }
     }
 

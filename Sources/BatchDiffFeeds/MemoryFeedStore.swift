@@ -45,11 +45,23 @@ public final class MemoryFeedStore: FeedStore {
 
     /// Interning a version's rows and evicting are CPU work: done on a worker, off the
     /// caller's (cooperative) thread.
-    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
-        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, settings: settings, after: previous) }
+    public func append(
+        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
+    ) async throws(FeedError) -> Bool {
+        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, settings: settings, after: previous, keeping: answer) }
     }
 
-    private func appendNow(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) throws(FeedError) -> Bool {
+    public func keptAnswer(for key: String, of id: FeedID) throws(FeedError) -> KeptAnswer? {
+        feed(id)?.keptAnswer(for: key)
+    }
+
+    public func keep(_ answer: KeptAnswer, for id: FeedID) throws(FeedError) {
+        feed(id)?.keep(answer)
+    }
+
+    private func appendNow(
+        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
+    ) throws(FeedError) -> Bool {
         // A write that could not fit even with every feed cut down to its latest version is
         // refused before anything is touched: nothing stored, nothing evicted.
         let replaced = previous == nil ? 0 : feed(id)?.floorByteEstimate ?? 0
@@ -57,7 +69,7 @@ public final class MemoryFeedStore: FeedStore {
             throw .storageFull(id, limit: maxBytes)
         }
         if let previous {
-            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence()) else { return false }
+            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence(), keeping: answer) else { return false }
             feed.trim(toVersions: maxVersions)
         } else {
             let fresh = MemoryFeed(settings: settings, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
@@ -66,6 +78,7 @@ public final class MemoryFeedStore: FeedStore {
                 fresh.delete()  // another first write won
                 return false
             }
+            if let answer { fresh.keep(answer) }
         }
         evictToByteLimit()
         observers.notify(.appended(id, version: snapshot.version))

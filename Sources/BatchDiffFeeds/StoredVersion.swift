@@ -17,6 +17,8 @@ struct StoredVersion: Sendable {
     var rows: [UInt32]
     /// The text, gzip-compressed, once the version is no longer the latest.
     var compressedText: [UInt8]?
+    /// The answers of the writes under an `Idempotency-Key` that made or found this version.
+    var keptAnswers: [KeptAnswer] = []
 
     init(_ snapshot: Snapshot, sequence: Int, pool: inout RowPrintPool) {
         number = snapshot.version
@@ -36,7 +38,10 @@ struct StoredVersion: Sendable {
     }
 
     /// Bytes held: the fingerprints, and the compressed text once there is one.
-    var byteEstimate: Int { Self.byteEstimate(rows: rows.count, sections: headers?.count) + (compressedText?.capacity ?? 0) }
+    var byteEstimate: Int {
+        Self.byteEstimate(rows: rows.count, sections: headers?.count) + (compressedText?.capacity ?? 0)
+            + keptAnswers.reduce(0) { $0 + 64 + $1.key.utf8.count + $1.body.count }
+    }
 
     /// The bytes a stored version of `rows` rows in `sections` sections (`nil`: a list) holds.
     static func byteEstimate(rows: Int, sections: Int?) -> Int { 96 + rows * 4 + (sections ?? 1) * 8 + (sections ?? 0) * 32 }

@@ -17,7 +17,6 @@ extension JSONValue {
         guard sections.isArray else {
             throw CollectionShapeError(path: "\(path).sections", reason: "expected an array of sections, found \(sections.kindName)")
         }
-        let itemsKey = Fingerprint.string("items")
         var headers: [JSONSectionHeader] = []
         var itemArrays: [Int] = []
         for (position, section) in sections.elements.enumerated() {
@@ -25,32 +24,56 @@ extension JSONValue {
             guard section.isObject else {
                 throw CollectionShapeError(path: sectionPath, reason: "expected a section object with an \"items\" array, found \(section.kindName)")
             }
-            var headerSum = Fingerprint(high: 0, low: 0)
-            var headerCount = 0
-            var items: JSONValue?
-            var identity: Fingerprint?
-            var identityMemberSeen = false
-            for (key, value) in section.members {
-                if key.fingerprint == itemsKey && items == nil {
-                    items = value
-                    continue
-                }
-                headerSum = headerSum &+ .member(key: key.fingerprint, value: value.fingerprint)
-                headerCount += 1
-                if key.fingerprint == idKey && !identityMemberSeen {
-                    identityMemberSeen = true
-                    if value.kind.canBeIdentity { identity = value.fingerprint }
-                }
+            guard let items = section.member(withKey: Self.itemsKey), items.isArray else {
+                throw CollectionShapeError(path: "\(sectionPath).items", reason: "expected an array of items, found \(section.member(withKey: Self.itemsKey)?.kindName ?? "nothing")")
             }
-            guard let items, items.isArray else {
-                throw CollectionShapeError(path: "\(sectionPath).items", reason: "expected an array of items, found \(items?.kindName ?? "nothing")")
-            }
-            let content = Fingerprint.object(memberSum: headerSum, count: headerCount)
-            headers.append(JSONSectionHeader(identity: identity ?? content, content: content, span: section.span))
+            let content = section.headerContent
+            headers.append(JSONSectionHeader(identity: section.identityMember(idKey) ?? content, content: content, span: section.span))
             itemArrays.append(items.index)
         }
         let (items, rowCounts) = document.items(ofArrays: itemArrays, idKey: idKey)
         return .sectioned(JSONSections(headers: headers, items: items, rowCounts: rowCounts))
+    }
+}
+
+extension JSONValue {
+    static let itemsKey = Fingerprint.string("items")
+
+    /// This value's identity as an item of a collection whose identity member is `idKey`
+    /// (docs/batch-format.md §1.2): the member's value when it holds a string or a number,
+    /// else the whole value.
+    public func itemIdentity(idKey: String) -> Fingerprint {
+        identityMember(Fingerprint.string(idKey)) ?? fingerprint
+    }
+
+    /// This object's identity as a section of a collection whose identity member is
+    /// `idKey`: the member's value when it holds a string or a number, else the header's
+    /// content (every member but `items`).
+    public func sectionIdentity(idKey: String) -> Fingerprint {
+        identityMember(Fingerprint.string(idKey)) ?? headerContent
+    }
+
+    /// The value of the first member named `idKey` when it can be an identity (a string or
+    /// a number).
+    func identityMember(_ idKey: Fingerprint) -> Fingerprint? {
+        guard let value = member(withKey: idKey), value.kind.canBeIdentity else { return nil }
+        return value.fingerprint
+    }
+
+    /// The content of a section's header: every member but the first `items`.
+    var headerContent: Fingerprint {
+        var sum = Fingerprint(high: 0, low: 0)
+        var count = 0
+        var itemsSeen = false
+        for (key, value) in members {
+            if key.fingerprint == Self.itemsKey && !itemsSeen {
+                itemsSeen = true
+                continue
+            }
+            sum = sum &+ .member(key: key.fingerprint, value: value.fingerprint)
+            count += 1
+        }
+        return Fingerprint.object(memberSum: sum, count: count)
     }
 }
 

@@ -162,6 +162,11 @@ public struct JSONValue: Sendable {
         members.first { $0.key.fingerprint == key }?.value
     }
 
+    /// The value of this object's first member named `name`, if it has one.
+    public func member(named name: String) -> JSONValue? {
+        member(withKey: Fingerprint.string(name))
+    }
+
     /// The value as a string, if it is one.
     public var string: String? {
         guard kind == .string else { return nil }

@@ -84,19 +84,31 @@ public final class PostgresFeedStore: FeedStore {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).numbered(version) }
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    public func append(
+        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
+    ) async throws(FeedError) -> Bool {
         let version = snapshot.version
         let body = snapshot.bytes
         let stored = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
             let rows: PostgresRows
             if let previous {
+                // The kept answer rides along ($9 = 0: the write has none).
                 rows = try Self.change(connection, """
                     WITH moved AS (
                         UPDATE batchdiff_feeds SET latest = $2::bigint WHERE id = $1::text AND latest = $4::bigint RETURNING id),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM moved RETURNING 1),
-                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint RETURNING 1)
+                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint RETURNING 1),
+                    trimmed_answers AS (DELETE FROM batchdiff_kept_answers WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint),
+                    kept AS (
+                        INSERT INTO batchdiff_kept_answers (feed, key, version, request, changed, body)
+                        SELECT id, $6::text, $2::bigint, $7::bigint, 1, $8::bytea FROM moved WHERE $9::integer = 1
+                        ON CONFLICT DO NOTHING)
                     SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM trimmed)
-                    """, [.text(id.name), .integer(version), .bytes(body), .integer(previous), .integer(version - maxVersions)],
+                    """, [
+                        .text(id.name), .integer(version), .bytes(body), .integer(previous), .integer(version - maxVersions),
+                        .text(answer?.key ?? ""), .integer(Int(Int64(bitPattern: answer?.request ?? 0))), .bytes(answer?.body ?? []),
+                        .integer(answer == nil ? 0 : 1),
+                    ],
                     deadline: deadline)
             } else {
                 rows = try Self.change(connection, """
@@ -116,6 +128,37 @@ public final class PostgresFeedStore: FeedStore {
         cache.withLock { $0.keep(StoredSnapshot(settings: settings, snapshot: snapshot), for: id) }
         observers.notify(.appended(id, version: version))
         return true
+    }
+
+    public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
+        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+            try connection.query(
+                "SELECT version, request, changed, body FROM batchdiff_kept_answers WHERE feed = $1 AND key = $2",
+                [.text(id.name), .text(key)], deadline: deadline
+            )
+        }
+        guard !rows.isEmpty else { return nil }
+        return KeptAnswer(
+            key: key, request: UInt64(bitPattern: Int64(rows.integer(0, 1))), version: rows.integer(0, 0), changed: rows.integer(0, 2) != 0,
+            body: rows.bytes(0, 3)
+        )
+    }
+
+    public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
+        _ = try await pool.run(margin: Self.commitMargin) { connection, deadline throws(PostgresError) in
+            // Only with a version still retained (the feed may have moved on and trimmed it).
+            try Self.change(connection, """
+                WITH kept AS (
+                    INSERT INTO batchdiff_kept_answers (feed, key, version, request, changed, body)
+                    SELECT feed, $2::text, $3::bigint, $4::bigint, $5::integer, $6::bytea FROM batchdiff_versions
+                    WHERE feed = $1::text AND version = $3::bigint
+                    ON CONFLICT DO NOTHING RETURNING 1)
+                SELECT (SELECT count(*) FROM kept)
+                """, [
+                    .text(id.name), .text(answer.key), .integer(answer.version), .integer(Int(Int64(bitPattern: answer.request))),
+                    .integer(answer.changed ? 1 : 0), .bytes(answer.body),
+                ], deadline: deadline)
+        }
     }
 
     public func delete(_ id: FeedID) async throws(FeedError) -> Bool {

@@ -24,6 +24,16 @@ enum PostgresSchema {
             // Version 2: whether a feed keeps its identities unique (uniqueIdentities).
             "ALTER TABLE batchdiff_feeds ADD COLUMN unique_identities integer NOT NULL DEFAULT 0",
         ],
+        [
+            // Version 3: the answers of writes under an Idempotency-Key, kept with their
+            // version (a server of version 2 never reads or writes them).
+            """
+            CREATE TABLE batchdiff_kept_answers (
+                feed text COLLATE "C" NOT NULL REFERENCES batchdiff_feeds (id) ON DELETE CASCADE,
+                key text NOT NULL, version bigint NOT NULL, request bigint NOT NULL, changed integer NOT NULL,
+                body bytea NOT NULL, PRIMARY KEY (feed, key))
+            """,
+        ],
     ]
 
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).

@@ -39,6 +39,10 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     CREATE TABLE IF NOT EXISTS versions (
                         feed TEXT NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, version)
                     ) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS kept_answers (
+                        feed TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, request INTEGER NOT NULL,
+                        changed INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, key)
+                    ) WITHOUT ROWID;
                     """)
                 // A file made before feeds kept `uniqueIdentities` gains the column (false).
                 let column = try connection.prepare("SELECT count(*) FROM pragma_table_info('feeds') WHERE name = 'unique_identities'")
@@ -108,7 +112,9 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).numbered(version) }
     }
 
-    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    public func append(
+        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
+    ) async throws(FeedError) -> Bool {
         let (maxVersions, text) = (maxVersions, snapshot.bytes)
         let trimmed = try await run { connection throws(FeedError) -> Int? in
             try Self.sql { () throws(SQLiteError) -> Int? in
@@ -126,6 +132,10 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     let version = try connection.prepare("INSERT INTO versions (feed, version, body) VALUES (?, ?, ?)")
                     try version.bind(.text(id.name), .integer(snapshot.version), .blob(text))
                     try version.run()
+                    if let answer { try Self.insert(answer, for: id, into: connection) }
+                    let trimmedAnswers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ? AND version <= ?")
+                    try trimmedAnswers.bind(.text(id.name), .integer(snapshot.version - maxVersions))
+                    try trimmedAnswers.run()
                     let trim = try connection.prepare("DELETE FROM versions WHERE feed = ? AND version <= ?")
                     try trim.bind(.text(id.name), .integer(snapshot.version - maxVersions))
                     try trim.run()
@@ -145,10 +155,52 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return true
     }
 
+    public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
+        try await run { connection throws(FeedError) -> KeptAnswer? in
+            try Self.sql { () throws(SQLiteError) -> KeptAnswer? in
+                let select = try connection.prepare("SELECT version, request, changed, body FROM kept_answers WHERE feed = ? AND key = ?")
+                try select.bind(.text(id.name), .text(key))
+                guard try select.step() else { return nil }
+                return KeptAnswer(
+                    key: key, request: UInt64(bitPattern: Int64(select.integer(at: 1))), version: select.integer(at: 0),
+                    changed: select.integer(at: 2) != 0, body: select.blob(at: 3)
+                )
+            }
+        }
+    }
+
+    public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
+        try await run { connection throws(FeedError) in
+            try Self.sql { () throws(SQLiteError) in
+                try connection.writeTransaction { () throws(SQLiteError) in
+                    // Only with a version still retained (the feed may have moved on and trimmed it).
+                    let retained = try connection.prepare("SELECT 1 FROM versions WHERE feed = ? AND version = ?")
+                    try retained.bind(.text(id.name), .integer(answer.version))
+                    if try retained.step() { try Self.insert(answer, for: id, into: connection) }
+                }
+            }
+        }
+    }
+
+    /// Inserts `answer` (a key is kept once: the first answer stays).
+    private static func insert(_ answer: KeptAnswer, for id: FeedID, into connection: SQLiteConnection) throws(SQLiteError) {
+        let insert = try connection.prepare("""
+            INSERT INTO kept_answers (feed, key, version, request, changed, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        try insert.bind(
+            .text(id.name), .text(answer.key), .integer(answer.version), .integer(Int(Int64(bitPattern: answer.request))),
+            .integer(answer.changed ? 1 : 0), .blob(answer.body)
+        )
+        try insert.run()
+    }
+
     public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let removed = try await run { connection throws(FeedError) -> Int? in
             let removed = try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
+                    let answers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ?")
+                    try answers.bind(.text(id.name))
+                    try answers.run()
                     let versions = try connection.prepare("DELETE FROM versions WHERE feed = ?")
                     try versions.bind(.text(id.name))
                     try versions.run()

@@ -34,6 +34,19 @@ public enum Gzip {
     }
 }
 
+extension Gzip {
+    /// zlib's CRC-32 of `bytes` in the high half and its Adler-32 in the low: a checksum
+    /// that is the same in every process (unlike the seeded fingerprints), to tell two
+    /// texts apart where a store keeps it. Not a defence against a chosen collision.
+    public static func checksum(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            let crc = crc32(0, buffer.baseAddress, uInt(buffer.count))
+            let adler = adler32(1, buffer.baseAddress, uInt(buffer.count))
+            return UInt64(crc) << 32 | UInt64(adler)
+        }
+    }
+}
+
 /// Inflates a gzip body piece by piece as it arrives, within a limit on the inflated
 /// size (a zip bomb stops at the limit). Concatenated members are read one after another.
 public final class GzipInflater {

@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (BATCHDIFF_LOG_LEVEL).")
     var logLevel = Environment.string("BATCHDIFF_LOG_LEVEL", default: "info")
 
-    @Option(help: "Bearer token that PUT and DELETE need (BATCHDIFF_WRITE_TOKEN).")
+    @Option(help: "Bearer token that PUT, PATCH and DELETE need (BATCHDIFF_WRITE_TOKEN).")
     var writeToken: String?
 
     @Option(help: "Bearer token that reads need (BATCHDIFF_READ_TOKEN).")

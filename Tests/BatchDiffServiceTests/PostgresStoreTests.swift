@@ -119,6 +119,26 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertEqual(Set(ids), Set(acknowledged.all), "every acknowledged write is in the feed, and nothing else")
     }
 
+    /// Patches through both servers match the model and read as whole writes do; eight
+    /// clients sending one `Idempotency-Key` at once over both servers make one version and
+    /// all get its answer.
+    func testPatchesAndIdempotencyKeysOverBothServers() throws {
+        let servers = try startServers(2, ["--max-versions", "30"])
+        try randomPatchHistory(servers[0].client, sectioned: false, patches: 60, seed: 0x9A7C_0005)
+        try randomPatchHistory(servers[1].client, sectioned: true, patches: 60, seed: 0x9A7C_0006)
+        let first = assertVersion(try servers[0].client.put("/feeds/keyed", "[1, 2, 3]"))
+        let answers = Collector<String>()
+        let body = Array(#"{"ops": [{"op": "move", "id": 1, "at": "end"}]}"#.utf8)
+        let clients = servers.map(\.client)
+        XCTAssertTrue(runConcurrently(8) { client in
+            let response = try? clients[client % 2].request("PATCH", "/feeds/keyed", body: body, headers: ["Idempotency-Key": "shared"])
+            answers.append(response.map { "\($0.status) \($0.text)" } ?? "no answer")
+        })
+        XCTAssertEqual(Set(answers.all).count, 1, "\(answers.all)")
+        XCTAssertTrue(answers.all.first?.hasPrefix("200 ") ?? false, "\(answers.all)")
+        for server in servers { assertVersion(try server.client.get("/feeds/keyed"), first + 1) }
+    }
+
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {
         let servers = try startServers(2)
         let acknowledged = AcknowledgedWrites()

@@ -146,8 +146,8 @@ final class RouteTests: ServerTestCase {
             ("PUT", "/diff", ["POST", "OPTIONS"]),
             ("POST", "/healthz", ["GET", "HEAD", "OPTIONS"]),
             ("DELETE", "/metrics", ["GET", "HEAD", "OPTIONS"]),
-            ("POST", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]),
-            ("PATCH", "/feeds/x", ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]),
+            ("POST", "/feeds/x", ["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+            ("PATCH", "/feeds/x/changes", ["GET", "HEAD", "OPTIONS"]),
             ("PUT", "/feeds/x/changes", ["GET", "HEAD", "OPTIONS"]),
         ]
         for (method, path, allowed) in cases {

@@ -12,8 +12,8 @@ struct SnapshotGenerator {
 
     init(seed: UInt64) { random = SplitMix64(state: seed) }
 
-    private mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int.random(in: 0..<bound, using: &random) }
-    private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    private mutating func below(_ bound: Int) -> Int { random.below(bound) }
+    private mutating func chance(_ percent: Int) -> Bool { random.chance(percent) }
 
     private mutating func freshItem() -> Any {
         nextID += 1

@@ -21,6 +21,24 @@ extension BatchDiffService {
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
     }
 
+    /// `PATCH /feeds/{id}`: changes the feed by identity (`{"ops": [...]}`), answered as a
+    /// `PUT`; `If-Match` and the query options likewise; `Idempotency-Key` answers a repeat
+    /// as the first time.
+    func patchFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let id = try feedID(name)
+        let options = try AnswerOptions(query: request.query)
+        if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PATCH answers batch or steps") }
+        let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
+        let key = request.header("idempotency-key")
+        if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            throw Problem.badHeader("Idempotency-Key: 1 to 128 visible ASCII characters, not \(key.prefix(140).debugDescription)")
+        }
+        let write = try await feedCall { () async throws(FeedError) in
+            try await self.feeds.patch(request.body, to: id, condition: condition, idempotencyKey: key, options: options)
+        }
+        return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
+    }
+
     /// `DELETE /feeds/{id}`.
     func deleteFeed(_ name: String) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
@@ -143,6 +161,12 @@ extension Problem {
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
+        case .patchRefused(let refusal): self = .patchRefused(refusal)
+        case .idempotencyKeyReused(let id, let key):
+            self = Problem(
+                status: 422, code: "idempotency_key_reused", title: "Idempotency key reused",
+                detail: "feed \(id) has answered Idempotency-Key \(key.debugDescription) for another body; a new request needs a new key; nothing was changed"
+            )
         case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
         case .storeUnavailable(let detail): self = .storeUnavailable(detail)
         case .internalFailure(let detail): self = .internalError(detail)

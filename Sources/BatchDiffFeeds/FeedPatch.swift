@@ -1,0 +1,153 @@
+import BatchDiffJSON
+import Gzip
+
+/// A `PATCH` of a feed: ops that change its collection by identity, applied in order, all
+/// or nothing (docs/feeds.md §3), read from `{"ops": [Op, ...]}`. Identities are read with
+/// the feed's identity member when the ops are applied (``PatchedCollection``).
+public struct FeedPatch: Sendable {
+    /// Where an op puts a row (among its section's rows) or a section (among the sections).
+    enum Position: Sendable {
+        case start
+        case end
+        case before(JSONValue)
+        case after(JSONValue)
+    }
+
+    /// One op; `section` names a row's section in a sectioned feed.
+    enum Op: Sendable {
+        case upsert(item: JSONValue, section: JSONValue?, position: Position?)
+        case remove(id: JSONValue, section: JSONValue?)
+        case move(id: JSONValue, section: JSONValue?, position: Position)
+        case upsertSection(item: JSONValue, position: Position?)
+        case removeSection(id: JSONValue)
+        case moveSection(id: JSONValue, position: Position)
+    }
+
+    let ops: [Op]
+    /// The text the ops' items are written from.
+    let text: [UInt8]
+    /// A checksum of the body without its whitespace, the same in every server (what an
+    /// `Idempotency-Key` is kept with).
+    let checksum: UInt64
+
+    /// The ops of the JSON text `body`: ``FeedError/malformedJSON(_:)`` when it is not JSON
+    /// (or an object names a member twice), ``FeedError/invalidSnapshot(_:)`` when it is not
+    /// `{"ops": [...]}`, ``FeedError/patchRefused(_:)`` (`invalidShape`, with its index) for
+    /// an op of unknown form.
+    public init(body: [UInt8]) throws(FeedError) {
+        let document: JSONDocument
+        do {
+            document = try JSONDocument(bytes: body, refusingRepeatedMembers: true)
+        } catch {
+            throw .malformedJSON(error)
+        }
+        let root = document.root
+        guard root.isObject, let ops = root.member(named: "ops"), ops.isArray else {
+            throw .invalidSnapshot("a PATCH body is {\"ops\": [...]}, an object with an array of ops; found \(root.kindName)")
+        }
+        if let other = root.members.first(where: { $0.key.string != "ops" }) {
+            throw .invalidSnapshot("a PATCH body is {\"ops\": [...]}; it has no member \(String(decoding: other.key.text, as: UTF8.self))")
+        }
+        var read: [Op] = []
+        for (index, op) in ops.elements.enumerated() { read.append(try Self.op(op, at: index)) }
+        self.ops = read
+        text = document.bytes
+        checksum = Gzip.checksum(document.compactText)
+    }
+
+    /// The members each op takes, `op` aside.
+    private static let members: [String: Set<String>] = [
+        "upsert": ["item", "section", "before", "after", "at"],
+        "remove": ["id", "section"],
+        "move": ["id", "section", "before", "after", "at"],
+        "upsertSection": ["item", "before", "after", "at"],
+        "removeSection": ["id"],
+        "moveSection": ["id", "before", "after", "at"],
+    ]
+
+    private static func op(_ value: JSONValue, at index: Int) throws(FeedError) -> Op {
+        func refused(_ detail: String) -> FeedError { .patchRefused(PatchRefusal(.invalidShape, op: index, detail)) }
+        guard let name = value.member(named: "op")?.string, let allowed = members[name] else {
+            throw refused("an op is an object whose \"op\" is upsert, remove, move, upsertSection, removeSection or moveSection; found \(describe(value))")
+        }
+        for (key, _) in value.members {
+            guard let key = key.string, key == "op" || allowed.contains(key) else {
+                throw refused("\(name) takes no member \(String(decoding: key.text, as: UTF8.self)); it takes \(allowed.sorted().joined(separator: ", "))")
+            }
+        }
+        func required(_ member: String) throws(FeedError) -> JSONValue {
+            guard let found = value.member(named: member) else { throw refused("\(name) needs \"\(member)\"") }
+            return found
+        }
+        let position = try Self.position(of: value, op: name, at: index)
+        func requiredPosition() throws(FeedError) -> Position {
+            guard let position else { throw refused("\(name) needs one of \"before\", \"after\" and \"at\"") }
+            return position
+        }
+        let section = value.member(named: "section")
+        switch name {
+        case "upsert": return .upsert(item: try required("item"), section: section, position: position)
+        case "remove": return .remove(id: try required("id"), section: section)
+        case "move": return .move(id: try required("id"), section: section, position: try requiredPosition())
+        case "upsertSection":
+            let item = try required("item")
+            guard item.isObject else { throw refused("upsertSection's item is a section's header, an object; found \(item.kindName)") }
+            return .upsertSection(item: item, position: position)
+        case "removeSection": return .removeSection(id: try required("id"))
+        default: return .moveSection(id: try required("id"), position: try requiredPosition())
+        }
+    }
+
+    /// The position members of op `value` (at most one of `before`, `after`, `at`).
+    private static func position(of value: JSONValue, op name: String, at index: Int) throws(FeedError) -> Position? {
+        let given = [("before", value.member(named: "before")), ("after", value.member(named: "after")), ("at", value.member(named: "at"))]
+            .filter { $0.1 != nil }
+        guard given.count <= 1 else {
+            throw .patchRefused(PatchRefusal(.invalidShape, op: index, "\(name) takes one of \"before\", \"after\" and \"at\", not \(given.count)"))
+        }
+        guard let (member, anchor) = given.first, let anchor else { return nil }
+        switch member {
+        case "before": return .before(anchor)
+        case "after": return .after(anchor)
+        default:
+            switch anchor.string {
+            case "start": return .start
+            case "end": return .end
+            default: throw .patchRefused(PatchRefusal(.invalidShape, op: index, "\"at\" is \"start\" or \"end\", not \(describe(anchor))"))
+            }
+        }
+    }
+
+    /// A value for a message: its text, cut short.
+    static func describe(_ value: JSONValue) -> String {
+        let text = String(decoding: value.text, as: UTF8.self)
+        return text.count > 80 ? text.prefix(80) + "…" : text
+    }
+}
+
+/// Why a patch was refused: which op, and what is wrong with it (docs/feeds.md §3).
+public struct PatchRefusal: Sendable, Equatable {
+    /// What is wrong, one of the contract's codes.
+    public enum Reason: String, Sendable {
+        /// An op names an identity the feed lacks (a row, or a section).
+        case identityNotFound = "identity_not_found"
+        /// A `before` or `after` names a row (or section) that is not there.
+        case anchorNotFound = "anchor_not_found"
+        /// The op would repeat an identity in a feed that keeps them unique, or names one
+        /// that repeats in the feed.
+        case duplicateIdentity = "duplicate_identity"
+        /// An op of unknown form, or of the other shape of feed.
+        case invalidShape = "invalid_shape"
+    }
+
+    public var reason: Reason
+    /// The 0-based index of the op.
+    public var op: Int
+    public var detail: String
+
+    public init(_ reason: Reason, op: Int, _ detail: String) {
+        self.reason = reason
+        self.op = op
+        self.detail = detail
+    }
+}

@@ -1,0 +1,77 @@
+import BatchDiff
+import Foundation
+import XCTest
+
+/// A random history of patches checked against a model (``PatchGenerator``), for every store.
+extension ServerTestCase {
+    /// `patches` random patches of feed `patched` on the server of `client` (retaining 30
+    /// versions; a sectioned feed keeps its identities unique), each checked against the
+    /// model: the stored snapshot, the answer's batch applied to the data before, and no
+    /// more operations than `POST /diff` of the pair.
+    /// Each result is also written whole to feed `whole`; then every retained version's
+    /// `changes` of the two feeds are alike.
+    func randomPatchHistory(_ client: HTTPClient, sectioned: Bool, patches: Int, seed: UInt64) throws {
+        var generator = PatchGenerator(seed: seed)
+        let shape = sectioned ? "sectioned" : "list"
+        var data: [[String: Any]] = []
+        func document(_ data: [[String: Any]]) -> Any { sectioned ? ["sections": data] : data }
+        let created = sectioned ? "?uniqueIdentities=true" : ""
+        var version = assertVersion(try client.put("/feeds/patched-\(shape)\(created)", jsonText(document(data))))
+        var wholeVersion = assertVersion(try client.put("/feeds/whole-\(shape)\(created)", jsonText(document(data))))
+        var versions: [(patched: Int, whole: Int, data: Any)] = [(version, wholeVersion, document(data))]
+        for step in 0..<patches {
+            let (ops, result) = sectioned ? generator.sectionedPatch(of: data) : generator.listPatch(of: data)
+            let body = jsonText(["ops": ops])
+            let response = try client.request("PATCH", "/feeds/patched-\(shape)", body: Array(body.utf8))
+            let answer = assertJSON(response)
+            let changed = canonicalJSON(document(result)) != canonicalJSON(document(data))
+            XCTAssertEqual(answer["changed"] as? Bool, changed, "step \(step): \(body)")
+            if changed { version += 1 }
+            XCTAssertEqual(int(answer["version"]), version, "step \(step)")
+            XCTAssertEqual(response.header("ETag"), tag(version))
+            try checkBatch(answer, from: document(data), to: document(result), sectioned: sectioned, client: client, step: step, body: body)
+            let stored = assertJSON(try client.get("/feeds/patched-\(shape)"))
+            XCTAssertEqual(stored["data"].map(canonicalJSON), canonicalJSON(document(result)), "step \(step): \(body)")
+            let whole = assertJSON(try client.put("/feeds/whole-\(shape)", jsonText(document(result))))
+            XCTAssertEqual(whole["changed"] as? Bool, changed)
+            wholeVersion = int(whole["version"]) ?? 0
+            if changed { versions.append((version, wholeVersion, document(result))) }
+            data = result
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+        // A reader at any retained version (and at 0) gets the same from both feeds.
+        for held in versions.suffix(30) + [(0, 0, document([]))] {
+            let fromPatched = assertJSON(try client.get("/feeds/patched-\(shape)/changes?since=\(held.patched)"))
+            let fromWhole = assertJSON(try client.get("/feeds/whole-\(shape)/changes?since=\(held.whole)"))
+            let strip = { (answer: [String: Any]) in canonicalJSON(answer.filter { !["feed", "from", "to"].contains($0.key) }) }
+            XCTAssertEqual(strip(fromPatched), strip(fromWhole), "since \(held.patched)")
+            XCTAssertEqual(int(fromPatched["to"]), version)
+        }
+    }
+
+    /// The write answer's batch takes `old` to `new`, with no more operations than the diff
+    /// of the pair.
+    private func checkBatch(_ answer: [String: Any], from old: Any, to new: Any, sectioned: Bool, client: HTTPClient, step: Int, body: String) throws {
+        let pair = assertJSON(try client.post("/diff", jsonText(["old": old, "new": new])))
+        do {
+            if sectioned {
+                let batch = try decodeSectionedBatch(answer)
+                let rebuilt = try batch.apply(to: sectionElements(old), values: batch.values(from: sectionElements(new)))
+                XCTAssertEqual(rebuilt, sectionElements(new), "step \(step): \(body)")
+            } else {
+                let batch = try decodeListBatch(answer)
+                XCTAssertEqual(try batch.apply(to: listElements(old), values: batch.values(from: listElements(new))), listElements(new), "step \(step): \(body)")
+            }
+        } catch {
+            XCTFail("step \(step): \(error); \(body) → \(answer)")
+        }
+        XCTAssertLessThanOrEqual(operationCount(answer), operationCount(pair), "step \(step): \(body)")
+    }
+
+    private func operationCount(_ answer: [String: Any]) -> Int {
+        ["rows", "sections"].reduce(0) { total, member in
+            let lists = answer[member] as? [String: Any] ?? [:]
+            return total + lists.values.reduce(0) { $0 + (($1 as? [Any])?.count ?? 0) }
+        }
+    }
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Writes of one row to a big feed, PATCH against PUT (`make bench-writes`, release build).
+
+Usage: scripts/bench-writes.py [BINARY]   (default .build/release/batchdiff)
+
+Rows are `{"id": i, "title": "row i", "v": n}`; a one-row version is a PATCH of one upsert
+(a random row's `v` raised by one) or a PUT of the whole array with that one row changed.
+Every figure is measured RUNS times, each run on a fresh server, feed and store; its median
+and spread (min to max) are printed, and at the end a table, one line a figure:
+  PATCH time  PATCHES one-row PATCHes of random rows on a ROWS_SMALL-row feed and on a
+              ROWS_BIG-row feed (memory store; each feed made by one PUT, then 5 untimed
+              PATCHes), each timed by the client on one keep-alive connection: the median
+              latency at each size and their ratio, big/small (goal at most 2).
+  memory      resident memory (VmRSS) and batchdiff_feed_bytes per one-row version of a
+              ROWS_BIG-row feed, by PATCH and by PUT (memory store, --max-versions 64): the
+              feed, 5 warm-up versions, a reading, VERSIONS_MEM more versions, a reading
+              (each after a GET /metrics and 1 s); growth / VERSIONS_MEM.
+  store       bytes the store takes per one-row version of a ROWS_STORE-row feed, by PUT
+              and by PATCH (--max-versions 64): the first version, server stopped (SIGTERM),
+              measured; STORE_VERSIONS more, stopped, measured again; growth / STORE_VERSIONS.
+              SQLite: the file with its -wal and -shm, after `PRAGMA wal_checkpoint(TRUNCATE)`
+              when the sqlite3 CLI is there. PostgreSQL (a throwaway cluster started here, as
+              bench-stores does, benchlib.Cluster): pg_total_relation_size of batchdiff_versions
+              and batchdiff_kept_answers, no VACUUM.
+  busy feed   BUSY_PUTS PUTs of BUSY_ROWS objects with uuid4 ids, before each one `v` of
+              BUSY_ROWS/10 random rows raised (default flags): resident memory and
+              batchdiff_feed_bytes at the end.
+The PATCH-time and memory servers run with --body-limit 268435456 --max-feed-memory 8589934592
+(the store ones with that body limit). A binary without PATCH (it answers 405) gets
+"n/a (no PATCH)" for those figures; the others are measured all the same.
+Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES 200,
+VERSIONS_MEM 40 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
+BUSY_ROWS 100000, BUSY_PUTS 100. Python 3 standard library only; all traffic on 127.0.0.1.
+"""
+import functools, http.client, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time, uuid
+
+from benchlib import Cluster, timed_request
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
+ROWS_BIG = int(os.environ.get("ROWS_BIG", "1000000"))
+PATCHES = int(os.environ.get("PATCHES", "200"))
+VERSIONS_MEM = int(os.environ.get("VERSIONS_MEM", "40"))
+ROWS_STORE = int(os.environ.get("ROWS_STORE", "100000"))
+STORE_VERSIONS = int(os.environ.get("STORE_VERSIONS", "20"))
+BUSY_ROWS = int(os.environ.get("BUSY_ROWS", "100000"))
+BUSY_PUTS = int(os.environ.get("BUSY_PUTS", "100"))
+
+BIG = ["--body-limit", "268435456", "--max-feed-memory", "8589934592"]
+KEEP = ["--max-versions", "64"]  # at least 10 more than any count of versions made here
+WARM_UP = 5
+TIMEOUT = 600  # seconds for one request: a PUT of a million rows takes seconds
+ROW = '{"id":%s,"title":"row %d","v":%d}'
+STORE_SIZE_SQL = ("SELECT pg_total_relation_size('batchdiff_versions')"
+                  " + coalesce(pg_total_relation_size(to_regclass('batchdiff_kept_answers')), 0)")
+
+
+class NoPatch(Exception):
+    """The binary answers PATCH with 405: it has none."""
+
+
+class Server:
+    """`BIN serve` on a free loopback port, as a context manager: stopped by SIGTERM at the end."""
+
+    def __init__(self, *flags):
+        self.process = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *flags],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        watchdog = threading.Timer(60, self.process.kill)
+        watchdog.start()
+        try:
+            for line in self.process.stdout:
+                listening = re.search(r"batchdiff listening on http://127\.0\.0\.1:(\d+)", line)
+                if listening:
+                    break
+            else:
+                self.stop()
+                sys.exit(f"bench-writes: {BIN} {' '.join(flags)} did not start listening")
+        finally:
+            watchdog.cancel()
+        self.port = int(listening.group(1))
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+        for _ in range(300):  # a PostgreSQL store connects in the background
+            if self.process.poll() is not None:
+                sys.exit(f"bench-writes: {BIN} {' '.join(flags)} exited with {self.process.returncode}")
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            try:
+                conn.request("GET", "/readyz")
+                if conn.getresponse().status == 200:
+                    break
+            except OSError:
+                pass
+            finally:
+                conn.close()
+            time.sleep(0.1)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.stop()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def connect(self):
+        """A keep-alive connection, without Nagle's delay."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return conn
+
+    def reading(self, conn):
+        """(VmRSS in KB, batchdiff_feed_bytes) after a GET /metrics and a second's settle."""
+        call(conn, "GET", "/metrics")
+        time.sleep(1)
+        with open(f"/proc/{self.process.pid}/status") as status:
+            rss = int(re.search(r"^VmRSS:\s+(\d+) kB", status.read(), re.M).group(1))
+        metrics = call(conn, "GET", "/metrics")[0].decode()
+        feed_bytes = sum(float(sample) for sample in re.findall(r"^batchdiff_feed_bytes(?:\{[^}]*\})? (\S+)$", metrics, re.M))
+        return rss, feed_bytes
+
+
+def call(conn, method, path, body=None):
+    """The answer's bytes and the seconds from sending the request to the answer read."""
+    status, data, seconds = timed_request(conn, method, path, body)
+    if method == "PATCH" and status in (405, 501):
+        raise NoPatch()
+    if status != 200:
+        sys.exit(f"bench-writes: {method} {path}: {status} {data[:300]!r}")
+    return data, seconds
+
+
+@functools.lru_cache(maxsize=None)
+def numbered(count):
+    """The ids (as JSON) and rows of a fresh feed of `count` rows `{"id": i, ...}`, built once."""
+    ids = tuple(map(str, range(count)))
+    return ids, tuple([ROW % (key, index, 0) for index, key in enumerate(ids)])
+
+
+class Feed:
+    """A feed's rows as JSON texts, each row's `v` raised by `bump`; `body` joins them."""
+
+    def __init__(self, ids, rows=None):
+        self.ids = ids
+        self.rows = list(rows) if rows is not None else [ROW % (key, index, 0) for index, key in enumerate(ids)]
+        self.v = {}
+
+    @classmethod
+    def numbered(cls, count):
+        return cls(*numbered(count))
+
+    def body(self):
+        return ("[" + ",".join(self.rows) + "]").encode()
+
+    def bump(self, index):
+        self.v[index] = self.v.get(index, 0) + 1
+        self.rows[index] = ROW % (self.ids[index], index, self.v[index])
+        return self.rows[index]
+
+    def write(self, conn, path, method, rng):
+        """One new version with one random row changed, by a PATCH of one upsert or a whole PUT: its seconds."""
+        row = self.bump(rng.randrange(len(self.rows)))
+        if method == "PATCH":
+            return call(conn, "PATCH", path, ('{"ops":[{"op":"upsert","item":%s}]}' % row).encode())[1]
+        return call(conn, "PUT", path, self.body())[1]
+
+
+# --- the figures: one run each ------------------------------------------------------------------
+
+def patch_time(run):
+    """Median PATCH latency (seconds) on the small feed and on the big one."""
+    rng = random.Random(run)
+    medians = []
+    with Server(*BIG) as server:
+        for name, count in (("small", ROWS_SMALL), ("big", ROWS_BIG)):
+            feed, path = Feed.numbered(count), f"/feeds/{name}"
+            conn = server.connect()
+            call(conn, "PUT", path, feed.body())
+            for _ in range(WARM_UP):
+                feed.write(conn, path, "PATCH", rng)
+            medians.append(statistics.median(feed.write(conn, path, "PATCH", rng) for _ in range(PATCHES)))
+            conn.close()
+    return medians
+
+
+def memory(run, method):
+    """Growth of resident memory (KB) and of batchdiff_feed_bytes (KB) per one-row version."""
+    rng = random.Random(run)
+    feed, path = Feed.numbered(ROWS_BIG), "/feeds/big"
+    with Server(*BIG, *KEEP) as server:
+        conn = server.connect()
+        call(conn, "PUT", path, feed.body())
+        for _ in range(WARM_UP):
+            feed.write(conn, path, method, rng)
+        rss, feed_bytes = server.reading(conn)
+        for _ in range(VERSIONS_MEM):
+            feed.write(conn, path, method, rng)
+        rss_after, feed_bytes_after = server.reading(conn)
+    return (rss_after - rss) / VERSIONS_MEM, (feed_bytes_after - feed_bytes) / 1024 / VERSIONS_MEM
+
+
+def store_growth(run, store, size, method):
+    """Bytes the store grows by per one-row version: measured with the server stopped."""
+    rng = random.Random(run)
+    feed, path = Feed.numbered(ROWS_STORE), "/feeds/stored"
+    flags = ["--store", store, BIG[0], BIG[1], *KEEP]
+    with Server(*flags) as server:
+        call(server.connect(), "PUT", path, feed.body())
+    before = size()
+    with Server(*flags) as server:
+        conn = server.connect()
+        for _ in range(STORE_VERSIONS):
+            feed.write(conn, path, method, rng)
+    return (size() - before) / STORE_VERSIONS
+
+
+def sqlite_size(file):
+    if shutil.which("sqlite3"):
+        subprocess.run(["sqlite3", file, "PRAGMA wal_checkpoint(TRUNCATE);"], check=True, capture_output=True)
+    return sum(os.path.getsize(part) for part in (file, file + "-wal", file + "-shm") if os.path.exists(part))
+
+
+def busy(run):
+    """Resident memory (KB) and batchdiff_feed_bytes (KB) after the busy feed's PUTs."""
+    rng = random.Random(run)
+    feed = Feed(['"%s"' % uuid.UUID(int=rng.getrandbits(128), version=4) for _ in range(BUSY_ROWS)])
+    with Server() as server:
+        conn = server.connect()
+        for _ in range(BUSY_PUTS):
+            for index in rng.sample(range(BUSY_ROWS), BUSY_ROWS // 10):
+                feed.bump(index)
+            call(conn, "PUT", "/feeds/busy", feed.body())
+        rss, feed_bytes = server.reading(conn)
+    return rss, feed_bytes / 1024
+
+
+# --- runs and the table -------------------------------------------------------------------------
+
+def spread(values, unit, digits=2):
+    if values is None:
+        return "n/a (no PATCH)"
+    return f"{statistics.median(values):.{digits}f} {unit} ({min(values):.{digits}f} to {max(values):.{digits}f})"
+
+
+def repeat(name, measure, labels):
+    """`measure(run)` RUNS times (a tuple of figures each), printed as it goes: each figure's values, or None without PATCH."""
+    values = [[] for _ in labels]
+    for run in range(RUNS):
+        try:
+            figures = measure(run)
+        except NoPatch:
+            print(f"{name}, run {run + 1}: n/a (no PATCH: the binary answers 405)", flush=True)
+            return [None for _ in labels]
+        for value, figure in zip(values, figures):
+            value.append(figure)
+        print(f"{name}, run {run + 1}: " + ", ".join(f"{label} {figure:.2f}" for label, figure in zip(labels, figures)), flush=True)
+    return values
+
+
+def main():
+    if not (os.path.isfile(BIN) and os.access(BIN, os.X_OK)):
+        sys.exit(f"bench-writes: {BIN} is not an executable (give the binary as the first argument)")
+    if max(VERSIONS_MEM, STORE_VERSIONS) > 50 or min(VERSIONS_MEM, STORE_VERSIONS, PATCHES, RUNS) < 1:
+        sys.exit("bench-writes: VERSIONS_MEM and STORE_VERSIONS must be 1 to 50 (64 versions are kept), PATCHES and BENCH_RUNS at least 1")
+    print(f"binary: {os.path.realpath(BIN)}")
+    print(f"runs {RUNS}; ROWS_SMALL {ROWS_SMALL:,}, ROWS_BIG {ROWS_BIG:,}, PATCHES {PATCHES}, VERSIONS_MEM {VERSIONS_MEM}, "
+          f"ROWS_STORE {ROWS_STORE:,}, STORE_VERSIONS {STORE_VERSIONS}, BUSY_ROWS {BUSY_ROWS:,}, BUSY_PUTS {BUSY_PUTS}", flush=True)
+    table = []
+
+    small, big = repeat("PATCH time (ms)", lambda run: [seconds * 1000 for seconds in patch_time(run)],
+                        [f"{ROWS_SMALL:,} rows", f"{ROWS_BIG:,} rows"])
+    table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed, median latency", spread(small, "ms", 3)))
+    table.append((f"PATCH of one row, {ROWS_BIG:,}-row feed, median latency", spread(big, "ms", 3)))
+    ratios = None if small is None else [b / s for b, s in zip(big, small)]
+    table.append((f"PATCH of one row, latency ratio {ROWS_BIG:,} / {ROWS_SMALL:,} rows",
+                  spread(ratios, "x") + ("" if ratios is None else "; goal at most 2")))
+
+    for method in ("PATCH", "PUT"):
+        rss, feed_bytes = repeat(f"memory per version by {method} (KB)", functools.partial(memory, method=method),
+                                 ["resident", "batchdiff_feed_bytes"])
+        table.append((f"resident memory per one-row version by {method}, {ROWS_BIG:,} rows", spread(rss, "KB", 1)))
+        table.append((f"batchdiff_feed_bytes per one-row version by {method}, {ROWS_BIG:,} rows", spread(feed_bytes, "KB", 1)))
+
+    work = tempfile.mkdtemp(prefix="batchdiff-bench-writes-")
+    cluster = None
+    try:
+        try:
+            cluster = Cluster()
+        except (SystemExit, subprocess.CalledProcessError, OSError) as error:
+            print(f"bench-writes: no PostgreSQL cluster ({error}): its figures are left out", flush=True)
+        for method in ("PUT", "PATCH"):
+            def sqlite(run):
+                file = f"{work}/feeds-{method}-{run}.db"
+                return [store_growth(run, f"sqlite:{file}", lambda: sqlite_size(file), method) / 1024]
+            growth, = repeat(f"SQLite growth per version by {method} (KB)", sqlite, ["file"])
+            table.append((f"SQLite file growth per one-row version by {method}, {ROWS_STORE:,} rows", spread(growth, "KB", 1)))
+        for method in ("PUT", "PATCH") if cluster else ():
+            def postgres(run):
+                database = f"bench_{method.lower()}_{run}"
+                cluster.query("postgres", f"CREATE DATABASE {database}")
+                size = lambda: int(cluster.query(database, STORE_SIZE_SQL))
+                return [store_growth(run, cluster.uri.rsplit("/", 1)[0] + f"/{database}", size, method) / 1024]
+            growth, = repeat(f"PostgreSQL growth per version by {method} (KB)", postgres, ["tables"])
+            table.append((f"PostgreSQL growth per one-row version by {method}, {ROWS_STORE:,} rows", spread(growth, "KB", 1)))
+    finally:
+        if cluster:
+            cluster.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+    rss, feed_bytes = repeat("busy feed (KB)", busy, ["resident", "batchdiff_feed_bytes"])
+    label = f"busy feed, {BUSY_PUTS} PUTs of {BUSY_ROWS:,} uuid rows ({BUSY_ROWS // 10:,} changed each)"
+    table.append((f"{label}: resident memory at the end", spread([kb / 1024 for kb in rss], "MB", 1)))
+    table.append((f"{label}: batchdiff_feed_bytes at the end", spread([kb / 1024 for kb in feed_bytes], "MB", 1)))
+
+    print(f"\n{os.path.basename(BIN)}, median of {RUNS} run{'s' * (RUNS != 1)} (min to max):")
+    width = max(len(label) for label, _ in table)
+    for label, figure in table:
+        print(f"{label.ljust(width)}  {figure}")
+
+
+if __name__ == "__main__":
+    main()
