@@ -22,17 +22,15 @@ public protocol FeedStore: Sendable {
     /// an item are read from it), or `nil` when that version is not retained.
     func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot?
 
-    /// Stores `snapshot` as the next version of feed `id` when the feed's latest version is
-    /// still `previous` (the snapshot is numbered `previous + 1`); `previous` nil creates the
+    /// Stores `version` as the next version of feed `id` when the feed's latest version is
+    /// still `previous` (its snapshot is numbered `previous + 1`); `previous` nil creates the
     /// feed, with `settings` and the snapshot's number as its first version, when it does
     /// not exist (a feed keeps the settings it was created with). Returns `false` and
     /// changes nothing when the feed moved on (or was created, or deleted) meanwhile.
     /// Retention may then drop old versions.
-    /// `keeping`, the write's answer under its `Idempotency-Key`, is stored with the version,
-    /// in the same step.
-    func append(
-        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
-    ) async throws(FeedError) -> Bool
+    /// The version's answer under an `Idempotency-Key`, if any, is stored with it, in the
+    /// same step; a store may keep the version as its change from the one before.
+    func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool
 
     /// The answer kept under `key` with one of feed `id`'s retained versions, if any.
     func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer?
@@ -70,9 +68,9 @@ extension FeedStore {
         try await snapshot(at: version, of: id)?.collection
     }
 
-    /// ``append(_:to:settings:after:keeping:)`` of a write without an `Idempotency-Key`.
+    /// ``append(_:to:settings:after:)`` of a snapshot alone: nothing known of the version before.
     public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
-        try await append(snapshot, to: id, settings: settings, after: previous, keeping: nil)
+        try await append(NewVersion(snapshot), to: id, settings: settings, after: previous)
     }
 
     /// A store inside this process (memory, a file of its own) is there while it runs.

@@ -171,17 +171,19 @@ public final class Feeds: Sendable {
         // Room for the new version is made by dropping the answers kept first.
         if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
-        guard try await store.append(next, to: id, settings: settings, after: previous, keeping: kept) else { return nil }
+        let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, keeping: kept)
+        guard try await store.append(version, to: id, settings: settings, after: previous) else { return nil }
         metrics.answersComputed.increment()
         answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
         return FeedWrite(version: next.version, changed: true, body: made.write)
     }
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
-    /// it, and the answer for clients at `base` (who ask next, most without options).
+    /// it, the answer for clients at `base` (who ask next, most without options), and the
+    /// row of `base` each row of `latest` is unchanged from (``NewVersion``).
     private static func answers(
         writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions
-    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer) {
+    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer, origins: [Int?]) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
@@ -189,7 +191,12 @@ public final class Feeds: Sendable {
         let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
         let changes = FeedAnswers.computed(feed: id.name, from: base.version, latest: latest, batch: batch, full: full)
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
-        return (try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed), changes)
+        let write = try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed)
+        do {
+            return (write, changes, try batch.unchangedRowOrigins())
+        } catch {
+            throw .internalFailure("the rows a batch keeps: \(error)")
+        }
     }
 
     /// The changed members of `batch` from `old` (a collection and the text it was read

@@ -1,9 +1,8 @@
 import BatchDiffJSON
-import Gzip
 import Synchronization
 
-/// One feed of the ``MemoryFeedStore``: its latest snapshot and the versions before it as
-/// fingerprints, interned in a pool so that versions sharing rows share their storage.
+/// One feed of the ``MemoryFeedStore``: its latest snapshot whole, and each version before
+/// it as its text's change from the next one (``StoredVersion``).
 final class MemoryFeed: Sendable {
     let settings: FeedSettings
     private let state: Mutex<State>
@@ -14,33 +13,20 @@ final class MemoryFeed: Sendable {
 
     private struct State {
         var latest: Snapshot
-        /// Every retained version, oldest first, as fingerprints; the last is the latest.
+        /// Every retained version, oldest first; the last is the latest.
         var versions: [StoredVersion] = []
         /// The bytes of `versions`, kept as they change.
         var versionBytes = 0
-        var pool = RowPrintPool()
-        /// The pool's size after its last compaction; trimming compacts it when it doubles.
-        var compactedPoolSize = 0
         var deleted = false
         /// The bytes and the floor last added to the store's totals for this feed.
         var countedBytes = 0
         var countedFloor = 0
 
         /// Bytes held, estimated; none once the feed is deleted.
-        var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + pool.byteEstimate + versionBytes }
+        var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + versionBytes }
 
-        /// The most the bytes can be once only the latest version is left, its pool compacted.
+        /// The most the bytes can be once only the latest version is left.
         var floorByteEstimate: Int { deleted ? 0 : MemoryFeed.floorByteEstimate(of: latest) }
-
-        mutating func removeOldest() {
-            let oldest = versions.removeFirst()
-            versionBytes -= oldest.byteEstimate
-        }
-
-        mutating func compactPool() {
-            pool.compact(&versions)
-            compactedPoolSize = pool.prints.count
-        }
     }
 
     /// A feed whose first version is `first`.
@@ -50,28 +36,29 @@ final class MemoryFeed: Sendable {
         self.floors = floors
         state = Mutex(State(latest: first))
         mutate { state in
-            state.versions.append(StoredVersion(first, sequence: sequence, pool: &state.pool))
-            state.versionBytes = state.versions[0].byteEstimate
+            state.versions.append(StoredVersion(number: first.version, sequence: sequence))
+            state.versionBytes = StoredVersion.recordBytes
         }
     }
 
     var latest: Snapshot? { state.withLock { $0.deleted ? nil : $0.latest } }
 
-    /// Stores `snapshot` (numbered `previous + 1`) as the next version when the latest is
-    /// still `previous`, whose text is kept compressed from now on (compressed outside the
+    /// Stores `version` (numbered `previous + 1`) as the next version when the latest is
+    /// still `previous`, which is kept from now on as its change from it (made outside the
     /// lock).
-    func append(_ snapshot: Snapshot, after previous: Int, sequence: Int, keeping answer: KeptAnswer?) -> Bool {
-        precondition(snapshot.version == previous + 1, "a feed's versions follow one another")
-        let previousText = state.withLock { $0.latest.version == previous ? $0.latest.bytes : nil }
-        guard let compressed = previousText.map(Gzip.compress) else { return false }
+    func append(_ version: NewVersion, after previous: Int, sequence: Int) -> Bool {
+        precondition(version.snapshot.version == previous + 1, "a feed's versions follow one another")
+        guard let replaced = state.withLock({ $0.latest.version == previous && !$0.deleted ? $0.latest : nil }) else { return false }
+        let change = version.backwardDelta(to: replaced)
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
-            state.latest = snapshot
-            state.versions[state.versions.count - 1].compressedText = compressed
-            var version = StoredVersion(snapshot, sequence: sequence, pool: &state.pool)
-            if let answer { version.keptAnswers.append(answer) }
-            state.versionBytes += compressed.capacity + version.byteEstimate
-            state.versions.append(version)
+            state.latest = version.snapshot
+            state.versions[state.versions.count - 1].change = change
+            state.versionBytes += change.byteCount
+            var stored = StoredVersion(number: version.snapshot.version, sequence: sequence)
+            if let answer = version.keptAnswer { stored.keptAnswers.append(answer) }
+            state.versionBytes += stored.byteEstimate
+            state.versions.append(stored)
             return true
         }
     }
@@ -94,32 +81,21 @@ final class MemoryFeed: Sendable {
         }
     }
 
-    /// Version `number` as the differ reads it, if retained; the collection is rebuilt from
-    /// fingerprints outside the lock.
-    func collection(at number: Int) -> JSONCollection? {
-        let found = state.withLock { state -> (StoredVersion, RowPrintPool)? in
-            guard !state.deleted else { return nil }
-            return state.versions.first { $0.number == number }.map { ($0, state.pool) }
-        }
-        return found.map { $0.0.collection($0.1) }
-    }
-
-    /// Version `number` whole, if retained: the latest as it is, an older one read again
-    /// from its text, inflated (its collection then has spans into that text).
+    /// Version `number` whole, if retained: the latest as it is, an older one rebuilt from
+    /// the latest's text by its changes (composed into one, then applied, outside the lock)
+    /// and read again.
     func snapshot(at number: Int) throws(FeedError) -> Snapshot? {
-        let found = state.withLock { state -> (latest: Snapshot?, compressed: [UInt8]?) in
-            guard !state.deleted else { return (nil, nil) }
-            if state.latest.version == number { return (state.latest, nil) }
-            return (nil, state.versions.first { $0.number == number }?.compressedText)
+        let found = state.withLock { state -> (latest: Snapshot, changes: [TextDelta])? in
+            guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == number }) else { return nil }
+            return (state.latest, state.versions[index..<(state.versions.count - 1)].compactMap(\.change))
         }
-        if let latest = found.latest { return latest }
-        guard let compressed = found.compressed else { return nil }
-        let inflater = GzipInflater()
-        var text: [UInt8] = []
+        guard let found else { return nil }
+        guard !found.changes.isEmpty else { return found.latest }
+        let text: [UInt8]
         do {
-            try compressed.withUnsafeBytes { try inflater.inflate($0, into: &text, limit: .max) }
+            text = try TextDelta.text(applying: found.changes.reversed(), to: found.latest.bytes)
         } catch {
-            throw .internalFailure("version \(number) of a feed: its kept text does not inflate: \(error)")
+            throw .internalFailure("version \(number) of a feed: its kept change does not apply: \(error)")
         }
         return try Snapshot(text: text, idKey: settings.idKey).numbered(number)
     }
@@ -134,40 +110,27 @@ final class MemoryFeed: Sendable {
     /// The store-wide sequence of the oldest version that may be evicted (not the latest).
     var oldestEvictable: Int? { state.withLock { $0.versions.count > 1 ? $0.versions[0].sequence : nil } }
 
-    /// The most the feed's bytes can be once only the latest version is left, its pool
-    /// compacted.
+    /// The most the feed's bytes can be once only the latest version is left.
     var floorByteEstimate: Int { state.withLock { $0.floorByteEstimate } }
 
-    /// The most a feed's bytes can be with `latest` as its only version, its pool compacted.
+    /// The most a feed's bytes can be with `latest` as its only version.
     static func floorByteEstimate(of latest: Snapshot) -> Int {
-        let (rows, sections): (Int, Int?) = switch latest.collection {
-        case .list(let items): (items.count, nil)
-        case .sectioned(let all): (all.flat.items.count, all.count)
-        }
-        return latest.byteEstimate + StoredVersion.byteEstimate(rows: rows, sections: sections) + RowPrintPool.byteEstimateBound(count: rows)
+        latest.byteEstimate + StoredVersion.recordBytes
     }
 
-    /// Evicts the oldest version (never the latest); returns whether one went. The pool
-    /// keeps the evicted rows until ``compact()``.
+    /// Evicts the oldest version (never the latest); returns whether one went.
     @discardableResult
     func evictOldest() -> Bool {
         mutate { state in
             guard state.versions.count > 1 else { return false }
-            state.removeOldest()
+            state.versionBytes -= state.versions.removeFirst().byteEstimate
             return true
         }
     }
 
-    /// Frees the fingerprints no retained version uses any more.
-    func compact() {
-        mutate { $0.compactPool() }
-    }
-
     /// Evicts versions past `limit`.
     func trim(toVersions limit: Int) {
-        var evicted = false
-        while versionCount > max(1, limit) && evictOldest() { evicted = true }
-        if evicted && state.withLock({ $0.pool.prints.count > 2 * $0.compactedPoolSize + 1024 }) { compact() }
+        while versionCount > max(1, limit) && evictOldest() {}
     }
 
     /// Changes the state under its lock, then adds the change in the feed's bytes to the

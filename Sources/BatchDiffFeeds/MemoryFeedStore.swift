@@ -33,22 +33,16 @@ public final class MemoryFeedStore: FeedStore {
         return StoredSnapshot(settings: feed.settings, snapshot: latest)
     }
 
-    public func collection(at version: Int, of id: FeedID) throws(FeedError) -> JSONCollection? {
-        feed(id)?.collection(at: version)
-    }
-
     /// An older version is read again from its text on a worker.
     public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         guard let feed = feed(id) else { return nil }
         return try await Workers.run { () throws(FeedError) in try feed.snapshot(at: version) }
     }
 
-    /// Interning a version's rows and evicting are CPU work: done on a worker, off the
-    /// caller's (cooperative) thread.
-    public func append(
-        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
-    ) async throws(FeedError) -> Bool {
-        try await Workers.run { () throws(FeedError) in try self.appendNow(snapshot, to: id, settings: settings, after: previous, keeping: answer) }
+    /// Making the version before into a change and evicting are CPU work: done on a worker,
+    /// off the caller's (cooperative) thread.
+    public func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+        try await Workers.run { () throws(FeedError) in try self.appendNow(version, to: id, settings: settings, after: previous) }
     }
 
     public func keptAnswer(for key: String, of id: FeedID) throws(FeedError) -> KeptAnswer? {
@@ -59,9 +53,8 @@ public final class MemoryFeedStore: FeedStore {
         feed(id)?.keep(answer)
     }
 
-    private func appendNow(
-        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
-    ) throws(FeedError) -> Bool {
+    private func appendNow(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) throws(FeedError) -> Bool {
+        let snapshot = version.snapshot
         // A write that could not fit even with every feed cut down to its latest version is
         // refused before anything is touched: nothing stored, nothing evicted.
         let replaced = previous == nil ? 0 : feed(id)?.floorByteEstimate ?? 0
@@ -69,7 +62,7 @@ public final class MemoryFeedStore: FeedStore {
             throw .storageFull(id, limit: maxBytes)
         }
         if let previous {
-            guard let feed = feed(id), feed.append(snapshot, after: previous, sequence: nextSequence(), keeping: answer) else { return false }
+            guard let feed = feed(id), feed.append(version, after: previous, sequence: nextSequence()) else { return false }
             feed.trim(toVersions: maxVersions)
         } else {
             let fresh = MemoryFeed(settings: settings, first: snapshot, sequence: nextSequence(), total: total, floors: floors)
@@ -78,7 +71,7 @@ public final class MemoryFeedStore: FeedStore {
                 fresh.delete()  // another first write won
                 return false
             }
-            if let answer { fresh.keep(answer) }
+            if let answer = version.keptAnswer { fresh.keep(answer) }
         }
         evictToByteLimit()
         observers.notify(.appended(id, version: snapshot.version))
@@ -118,17 +111,11 @@ public final class MemoryFeedStore: FeedStore {
         let feeds = all
         while total.value > maxBytes {
             let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
-            guard evictable > 0 else {
-                feeds.forEach { $0.compact() }  // pools trimmed without compacting may still hold evicted rows
-                break
-            }
-            var touched: [ObjectIdentifier: MemoryFeed] = [:]
+            guard evictable > 0 else { break }
             for _ in 0..<max(1, evictable / 10) {
                 guard let oldest = feeds.compactMap({ feed in feed.oldestEvictable.map { (feed, $0) } }).min(by: { $0.1 < $1.1 }) else { break }
                 oldest.0.evictOldest()
-                touched[ObjectIdentifier(oldest.0)] = oldest.0
             }
-            touched.values.forEach { $0.compact() }
         }
     }
 }

@@ -8,14 +8,15 @@ import Synchronization
 /// Feeds in a PostgreSQL database shared by any number of servers: every server answers
 /// every feed, and every feed survives restarts and `kill -9` of any server.
 ///
-/// - Each write is one statement, so one transaction: the version, the feed's new latest
-///   and the versions retention drops, all or nothing; a `NOTIFY` after its commit tells
-///   every server.
+/// - Each write is one statement, so one transaction: the version (as its change from the
+///   one before, or whole: ``DeltaChain``, by the feed's chain read just before), the
+///   feed's new latest and the versions retention drops, all or nothing; a `NOTIFY` after
+///   its commit tells every server.
 ///   It stores the version only on top of the one it was made from (`If-Match` holds across
 ///   servers: of two racing writers, one finds the feed moved on).
 /// - Every read asks the database for the feed's latest version (a server cannot know it
-///   otherwise); the snapshot itself is read only when this server has not kept it, within
-///   half of `maxBytes`. A database that cannot be reached or does not answer in time
+///   otherwise); a snapshot this server keeps (within half of `maxBytes`) is brought
+///   forward by the changes after it, and only one it does not keep is read whole. A database that cannot be reached or does not answer in time
 ///   fails the call with ``FeedError/storeUnavailable(_:)`` within
 ///   ``PostgresConnectionPool/callTimeout``; nothing is answered from what was last seen.
 /// - Fingerprints are not kept in the database: each server computes them from the
@@ -48,56 +49,85 @@ public final class PostgresFeedStore: FeedStore {
     }
 
     public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
-        let cached = cache.withLock { $0[id] }
-        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
-            // The body only when it is not the version kept.
-            try connection.query("""
-                SELECT f.id_key, f.latest, CASE WHEN f.latest = $2 THEN NULL ELSE v.body END, f.unique_identities
-                FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = $1
-                """, [.text(id.name), .integer(cached?.snapshot.version ?? -1)], deadline: deadline)
+        // Brought forward from the version kept by the changes after it; read from the last
+        // whole version when none is kept, or the kept one is not of this series.
+        var cached = cache.withLock { $0[id] }
+        while true {
+            let rows = try await pool.run(retry: true) { [cached] connection, deadline throws(PostgresError) in
+                try connection.query("""
+                    SELECT f.id_key, f.latest, f.unique_identities, v.version, v.delta, v.body
+                    FROM batchdiff_feeds f LEFT JOIN batchdiff_versions v ON v.feed = f.id AND v.version <= f.latest
+                        AND v.version >= GREATEST($2::bigint + 1, (
+                            SELECT max(w.version) FROM batchdiff_versions w WHERE w.feed = f.id AND w.delta = 0 AND w.version <= f.latest))
+                    WHERE f.id = $1 ORDER BY v.version
+                    """, [.text(id.name), .integer(cached?.snapshot.version ?? -1)], deadline: deadline)
+            }
+            guard !rows.isEmpty else {
+                cache.withLock { $0.remove(id) }
+                return nil
+            }
+            let version = rows.integer(0, 1)
+            let settings = FeedSettings(idKey: rows.text(0, 0), uniqueIdentities: rows.integer(0, 2) != 0)
+            let links = rows.isNull(0, 3) ? [] : (0..<rows.count).map { DeltaChain.Link(isChange: rows.integer($0, 4) != 0, body: rows.bytes($0, 5)) }
+            if links.isEmpty, let cached, cached.snapshot.version == version { return cached }
+            // Changes that start from the version kept must follow it.
+            let fromCached = links.first?.isChange == true ? cached.flatMap { rows.integer(0, 3) == $0.snapshot.version + 1 ? $0.snapshot.bytes : nil } : nil
+            guard !links.isEmpty, links.first?.isChange == false || fromCached != nil else {
+                guard cached != nil else { throw .internalFailure("feed \(id)'s latest version \(version) is not in the database") }
+                cached = nil
+                continue
+            }
+            let found = StoredSnapshot(settings: settings, snapshot: try await Workers.run { () throws(FeedError) in
+                try Snapshot(text: DeltaChain.text(of: links, from: fromCached), idKey: settings.idKey).numbered(version)
+            })
+            cache.withLock { cache in
+                if (cache[id]?.snapshot.version ?? .min) < version { cache.keep(found, for: id) }
+            }
+            return found
         }
-        guard !rows.isEmpty else {
-            cache.withLock { $0.remove(id) }
-            return nil
-        }
-        if rows.isNull(0, 2), let cached { return cached }
-        let (version, body) = (rows.integer(0, 1), rows.bytes(0, 2))
-        let settings = FeedSettings(idKey: rows.text(0, 0), uniqueIdentities: rows.integer(0, 3) != 0)
-        let found = StoredSnapshot(settings: settings, snapshot: try await Workers.run { () throws(FeedError) in
-            try Snapshot(text: body, idKey: settings.idKey).numbered(version)
-        })
-        cache.withLock { cache in
-            if (cache[id]?.snapshot.version ?? .min) < version { cache.keep(found, for: id) }
-        }
-        return found
     }
 
     public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
-        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+        let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
+            // Retained: one of the last `maxVersions` (older ones may stay as the start of a
+            // retained one's changes).
             try connection.query("""
-                SELECT f.id_key, v.body FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id
-                WHERE f.id = $1 AND v.version = $2
-                """, [.text(id.name), .integer(version)], deadline: deadline)
+                SELECT f.id_key, v.version, v.delta, v.body FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id
+                WHERE f.id = $1 AND $2::bigint <= f.latest AND $2::bigint > f.latest - $3::bigint AND v.version <= $2::bigint
+                    AND v.version >= (SELECT max(w.version) FROM batchdiff_versions w WHERE w.feed = f.id AND w.delta = 0 AND w.version <= $2::bigint)
+                ORDER BY v.version
+                """, [.text(id.name), .integer(version), .integer(maxVersions)], deadline: deadline)
         }
-        guard !rows.isEmpty else { return nil }
-        let (idKey, body) = (rows.text(0, 0), rows.bytes(0, 1))
-        return try await Workers.run { () throws(FeedError) in try Snapshot(text: body, idKey: idKey).numbered(version) }
+        guard !rows.isEmpty, rows.integer(rows.count - 1, 1) == version else { return nil }
+        let idKey = rows.text(0, 0)
+        let links = (0..<rows.count).map { DeltaChain.Link(isChange: rows.integer($0, 2) != 0, body: rows.bytes($0, 3)) }
+        return try await Workers.run { () throws(FeedError) in try Snapshot(text: DeltaChain.text(of: links), idKey: idKey).numbered(version) }
     }
 
-    public func append(
-        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
-    ) async throws(FeedError) -> Bool {
+    public func append(_ new: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+        let (snapshot, answer) = (new.snapshot, new.keptAnswer)
         let version = snapshot.version
-        let body = snapshot.bytes
+        // The change is made on a worker; whether it is kept, or the text whole, is decided
+        // by the feed's chain as the database has it.
+        let change = previous == nil ? nil : await Workers.run { DeltaChain.change(of: new) }
         let stored = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) -> Bool in
             let rows: PostgresRows
             if let previous {
+                let chain = try connection.query(
+                    "SELECT chain_bytes FROM batchdiff_feeds WHERE id = $1 AND latest = $2::bigint", [.text(id.name), .integer(previous)], deadline: deadline
+                )
+                guard !chain.isEmpty else { return false }  // moved on
+                let (link, chainBytes) = DeltaChain.link(for: new, change: change, chainBytes: chain.integer(0, 0))
                 // The kept answer rides along ($9 = 0: the write has none).
                 rows = try Self.change(connection, """
                     WITH moved AS (
-                        UPDATE batchdiff_feeds SET latest = $2::bigint WHERE id = $1::text AND latest = $4::bigint RETURNING id),
-                    stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM moved RETURNING 1),
-                    trimmed AS (DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint RETURNING 1),
+                        UPDATE batchdiff_feeds SET latest = $2::bigint, chain_bytes = $11::bigint WHERE id = $1::text AND latest = $4::bigint RETURNING id),
+                    stored AS (
+                        INSERT INTO batchdiff_versions (feed, version, body, delta) SELECT id, $2::bigint, $3::bytea, $10::integer FROM moved RETURNING 1),
+                    trimmed AS (
+                        DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version < coalesce((
+                            SELECT max(w.version) FROM batchdiff_versions w WHERE w.feed = $1::text AND w.delta = 0 AND w.version <= $5::bigint + 1
+                        ), $5::bigint + 1) RETURNING 1),
                     trimmed_answers AS (DELETE FROM batchdiff_kept_answers WHERE feed IN (SELECT id FROM moved) AND version <= $5::bigint),
                     kept AS (
                         INSERT INTO batchdiff_kept_answers (feed, key, version, request, changed, body)
@@ -105,9 +135,9 @@ public final class PostgresFeedStore: FeedStore {
                         ON CONFLICT DO NOTHING)
                     SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM trimmed)
                     """, [
-                        .text(id.name), .integer(version), .bytes(body), .integer(previous), .integer(version - maxVersions),
+                        .text(id.name), .integer(version), .bytes(link.body), .integer(previous), .integer(version - maxVersions),
                         .text(answer?.key ?? ""), .integer(Int(Int64(bitPattern: answer?.request ?? 0))), .bytes(answer?.body ?? []),
-                        .integer(answer == nil ? 0 : 1),
+                        .integer(answer == nil ? 0 : 1), .integer(link.isChange ? 1 : 0), .integer(chainBytes),
                     ],
                     deadline: deadline)
             } else {
@@ -117,7 +147,7 @@ public final class PostgresFeedStore: FeedStore {
                         ON CONFLICT (id) DO NOTHING RETURNING id),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1)
                     SELECT (SELECT count(*) FROM stored)
-                    """, [.text(id.name), .integer(version), .bytes(body), .text(settings.idKey), .integer(settings.uniqueIdentities ? 1 : 0)],
+                    """, [.text(id.name), .integer(version), .bytes(snapshot.bytes), .text(settings.idKey), .integer(settings.uniqueIdentities ? 1 : 0)],
                     deadline: deadline)
             }
             guard rows.integer(0, 0) == 1 else { return false }

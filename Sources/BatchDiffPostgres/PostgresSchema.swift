@@ -34,6 +34,12 @@ enum PostgresSchema {
                 body bytea NOT NULL, PRIMARY KEY (feed, key))
             """,
         ],
+        [
+            // Version 4: a version's body may be its change from the one before (`delta`,
+            // docs/feeds.md §11); a feed counts the change bytes since its last whole one.
+            "ALTER TABLE batchdiff_versions ADD COLUMN delta integer NOT NULL DEFAULT 0",
+            "ALTER TABLE batchdiff_feeds ADD COLUMN chain_bytes bigint NOT NULL DEFAULT 0",
+        ],
     ]
 
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).

@@ -7,7 +7,12 @@ import Synchronization
 /// Feeds in one SQLite file, for one server: they survive restarts and `kill -9` (an
 /// acknowledged write is committed with `synchronous=FULL` in WAL mode before it is
 /// answered). The latest snapshots read are kept in memory, within `maxBytes`; the file
-/// keeps `maxVersions` versions per feed. A second server on the same file fails at start.
+/// keeps `maxVersions` versions per feed, each as its change from the one before or whole
+/// (``DeltaChain``). A second server on the same file fails at start.
+///
+/// The file's schema version is its `PRAGMA user_version`: 0 for files written before
+/// versions were kept as changes (every version whole), 1 since; a file is brought forward
+/// when it is opened, and one newer than this server knows is refused.
 ///
 /// Every call runs on the store's own serial queue, never on the caller's thread: the
 /// connection is used there only, which is what makes the type `Sendable`.
@@ -26,12 +31,13 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         self.maxVersions = maxVersions
         // Half of the memory feeds may hold; the answers kept have the rest.
         cache = Mutex(LatestSnapshotCache(bound: maxBytes / 2))
+        var schema = 0
         do throws(SQLiteError) {
             let connection = try SQLiteConnection(path: path)
             self.connection = connection
             // One writer, for good: the file's lock is held while this server runs.
             try connection.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
-            try connection.writeTransaction { () throws(SQLiteError) in
+            schema = try connection.writeTransaction { () throws(SQLiteError) -> Int in
                 try connection.execute("""
                     CREATE TABLE IF NOT EXISTS feeds (
                         id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL, unique_identities INTEGER NOT NULL DEFAULT 0
@@ -50,6 +56,19 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 if column.integer(at: 0) == 0 {
                     try connection.execute("ALTER TABLE feeds ADD COLUMN unique_identities INTEGER NOT NULL DEFAULT 0")
                 }
+                let schema = try connection.prepare("PRAGMA user_version")
+                _ = try schema.step()
+                let version = schema.integer(at: 0)
+                if version < 1 {
+                    // Version 1: a version's body may be its change from the one before
+                    // (`delta`); a feed counts the change bytes since its last whole one.
+                    try connection.execute("""
+                        ALTER TABLE versions ADD COLUMN delta INTEGER NOT NULL DEFAULT 0;
+                        ALTER TABLE feeds ADD COLUMN chain_bytes INTEGER NOT NULL DEFAULT 0;
+                        PRAGMA user_version = 1;
+                        """)
+                }
+                return version
             }
             let feeds = try connection.prepare("SELECT count(*) FROM feeds")
             let versions = try connection.prepare("SELECT count(*) FROM versions")
@@ -61,7 +80,13 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 ? "the SQLite file \(path) is in use by another server"
                 : "cannot open the SQLite file \(path): \(error.message)")
         }
+        guard schema <= Self.schemaVersion else {
+            throw .internalFailure("the SQLite file \(path) is of schema version \(schema), newer than this server's \(Self.schemaVersion): upgrade the server")
+        }
     }
+
+    /// The schema version this server writes (`PRAGMA user_version`).
+    static let schemaVersion = 1
 
     /// Runs `work` with the connection on the store's queue.
     private func run<Value: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(FeedError) -> Value) async throws(FeedError) -> Value {
@@ -75,22 +100,22 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         if let cached = cache.withLock({ $0[id] }) { return cached }
-        let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, body: [UInt8])? in
-            try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, body: [UInt8])? in
+        let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
+            try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
                 let select = try connection.prepare("""
-                    SELECT f.id_key, f.unique_identities, v.version, v.body
-                    FROM feeds f JOIN versions v ON v.feed = f.id AND v.version = f.latest WHERE f.id = ?
+                    SELECT f.id_key, f.unique_identities, f.latest FROM feeds f WHERE f.id = ?
                     """)
                 try select.bind(.text(id.name))
                 guard try select.step() else { return nil }
                 let settings = FeedSettings(idKey: select.text(at: 0), uniqueIdentities: select.integer(at: 1) != 0)
-                return (settings, select.integer(at: 2), select.blob(at: 3))
+                let version = select.integer(at: 2)
+                return (settings, version, try Self.links(to: version, of: id, in: connection))
             }
         }
         guard let row else { return nil }
         // Read again on a worker, not on the store's queue, which every feed shares.
         let found = StoredSnapshot(settings: row.settings, snapshot: try await Workers.run { () throws(FeedError) in
-            try Snapshot(text: row.body, idKey: row.settings.idKey).numbered(row.version)
+            try Snapshot(text: DeltaChain.text(of: row.links), idKey: row.settings.idKey).numbered(row.version)
         })
         // Kept in the order of the store's calls: a write or a deletion since the read wins.
         try await run { _ throws(FeedError) in self.keep(found, for: id, ifStillVersion: row.version) }
@@ -98,46 +123,75 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     }
 
     public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
-        let row = try await run { connection throws(FeedError) -> (idKey: String, body: [UInt8])? in
-            try Self.sql { () throws(SQLiteError) -> (idKey: String, body: [UInt8])? in
+        let maxVersions = maxVersions
+        let row = try await run { connection throws(FeedError) -> (idKey: String, links: [DeltaChain.Link])? in
+            try Self.sql { () throws(SQLiteError) -> (idKey: String, links: [DeltaChain.Link])? in
+                // Retained: one of the last `maxVersions` (older ones may stay as the start of
+                // a retained one's changes).
                 let select = try connection.prepare("""
-                    SELECT f.id_key, v.body FROM feeds f JOIN versions v ON v.feed = f.id WHERE f.id = ? AND v.version = ?
+                    SELECT f.id_key FROM feeds f JOIN versions v ON v.feed = f.id
+                    WHERE f.id = ?1 AND v.version = ?2 AND ?2 > f.latest - ?3
                     """)
-                try select.bind(.text(id.name), .integer(version))
+                try select.bind(.text(id.name), .integer(version), .integer(maxVersions))
                 guard try select.step() else { return nil }
-                return (select.text(at: 0), select.blob(at: 1))
+                return (select.text(at: 0), try Self.links(to: version, of: id, in: connection))
             }
         }
         guard let row else { return nil }
-        return try await Workers.run { () throws(FeedError) in try Snapshot(text: row.body, idKey: row.idKey).numbered(version) }
+        return try await Workers.run { () throws(FeedError) in
+            try Snapshot(text: DeltaChain.text(of: row.links), idKey: row.idKey).numbered(version)
+        }
     }
 
-    public func append(
-        _ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?, keeping answer: KeptAnswer?
-    ) async throws(FeedError) -> Bool {
-        let (maxVersions, text) = (maxVersions, snapshot.bytes)
+    /// What is kept of version `version` of feed `id` and of the versions before it back to
+    /// the last whole one, in version order (``DeltaChain``).
+    private static func links(to version: Int, of id: FeedID, in connection: SQLiteConnection) throws(SQLiteError) -> [DeltaChain.Link] {
+        let select = try connection.prepare("""
+            SELECT delta, body FROM versions WHERE feed = ?1 AND version <= ?2
+            AND version >= (SELECT max(version) FROM versions WHERE feed = ?1 AND delta = 0 AND version <= ?2) ORDER BY version
+            """)
+        try select.bind(.text(id.name), .integer(version))
+        var links: [DeltaChain.Link] = []
+        while try select.step() { links.append(DeltaChain.Link(isChange: select.integer(at: 0) != 0, body: select.blob(at: 1))) }
+        return links
+    }
+
+    public func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+        let (snapshot, answer) = (version.snapshot, version.keptAnswer)
+        let maxVersions = maxVersions
+        // The change is made on a worker; whether it is kept, or the text whole, is decided
+        // in the transaction, by the feed's chain.
+        let change = previous == nil ? nil : await Workers.run { DeltaChain.change(of: version) }
         let trimmed = try await run { connection throws(FeedError) -> Int? in
             try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
-                    let latest = try connection.prepare("SELECT latest FROM feeds WHERE id = ?")
+                    let latest = try connection.prepare("SELECT latest, chain_bytes FROM feeds WHERE id = ?")
                     try latest.bind(.text(id.name))
-                    let current: Int? = try latest.step() ? latest.integer(at: 0) : nil
-                    guard current == previous else { return nil }
+                    let current: (version: Int, chainBytes: Int)? = try latest.step() ? (latest.integer(at: 0), latest.integer(at: 1)) : nil
+                    guard current?.version == previous else { return nil }
+                    let (link, chainBytes) = DeltaChain.link(for: version, change: change, chainBytes: current?.chainBytes ?? 0)
                     let feed = try connection.prepare("""
-                        INSERT INTO feeds (id, id_key, latest, unique_identities) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (id) DO UPDATE SET latest = excluded.latest
+                        INSERT INTO feeds (id, id_key, latest, unique_identities, chain_bytes) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (id) DO UPDATE SET latest = excluded.latest, chain_bytes = excluded.chain_bytes
                         """)
-                    try feed.bind(.text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0))
+                    try feed.bind(
+                        .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes)
+                    )
                     try feed.run()
-                    let version = try connection.prepare("INSERT INTO versions (feed, version, body) VALUES (?, ?, ?)")
-                    try version.bind(.text(id.name), .integer(snapshot.version), .blob(text))
-                    try version.run()
+                    let stored = try connection.prepare("INSERT INTO versions (feed, version, body, delta) VALUES (?, ?, ?, ?)")
+                    try stored.bind(.text(id.name), .integer(snapshot.version), .blob(link.body), .integer(link.isChange ? 1 : 0))
+                    try stored.run()
                     if let answer { try Self.insert(answer, for: id, into: connection) }
                     let trimmedAnswers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ? AND version <= ?")
                     try trimmedAnswers.bind(.text(id.name), .integer(snapshot.version - maxVersions))
                     try trimmedAnswers.run()
-                    let trim = try connection.prepare("DELETE FROM versions WHERE feed = ? AND version <= ?")
-                    try trim.bind(.text(id.name), .integer(snapshot.version - maxVersions))
+                    // Past retention, but for the whole version the oldest retained one's
+                    // changes start from, and the changes between.
+                    let trim = try connection.prepare("""
+                        DELETE FROM versions WHERE feed = ?1 AND version < coalesce(
+                            (SELECT max(version) FROM versions WHERE feed = ?1 AND delta = 0 AND version <= ?2), ?2)
+                        """)
+                    try trim.bind(.text(id.name), .integer(snapshot.version - maxVersions + 1))
                     try trim.run()
                     return connection.changes
                 }

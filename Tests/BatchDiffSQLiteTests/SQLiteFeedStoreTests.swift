@@ -2,6 +2,7 @@ import BatchDiffFeeds
 import BatchDiffJSON
 import BatchDiffSQLite
 import Foundation
+import SQLite
 import XCTest
 
 /// The SQLite store behind the feed core, with no server: what one store wrote another
@@ -18,6 +19,16 @@ final class SQLiteFeedStoreTests: XCTestCase {
     }
 
     private func text(_ json: String) -> [UInt8] { Array(json.utf8) }
+
+    /// What `open` opens once the store before has let go of the file: a store lets go when
+    /// the last of its calls is released, on its queue's thread, moments after its last use.
+    private func whenReleased<Opened>(_ open: () throws -> Opened) async throws -> Opened {
+        for _ in 0..<100 {
+            if let opened = try? open() { return opened }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try open()
+    }
 
     /// Text a store kept from before writes refused a repeated member (an object naming
     /// `a` twice) is still read: its feed answers, and takes the next write. A client may no
@@ -58,14 +69,7 @@ final class SQLiteFeedStoreTests: XCTestCase {
             XCTAssertEqual(store.statistics.feeds, 2)
             XCTAssertEqual(store.statistics.versions, 4, "three versions of a, one of b")
         }
-        // The first store lets go of the file when the last of its calls is released, on its
-        // queue's thread: moments after the block above.
-        var opened: SQLiteFeedStore?
-        for _ in 0..<100 where opened == nil {
-            opened = try? SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
-            if opened == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        let reopened = try XCTUnwrap(opened, "the first store never let go of the file")
+        let reopened = try await whenReleased { try SQLiteFeedStore(path: self.path, maxVersions: 3, maxBytes: 1 << 20) }
         let latest = try await reopened.latest(of: FeedID("a"))
         XCTAssertEqual(latest?.snapshot.version, 503)
         XCTAssertEqual(latest.map { String(decoding: $0.snapshot.bytes, as: UTF8.self) }, "[3]")
@@ -96,5 +100,74 @@ final class SQLiteFeedStoreTests: XCTestCase {
         XCTAssertNil(gone)
         XCTAssertEqual(reopened.statistics.feeds, 1)
         XCTAssertEqual(reopened.statistics.versions, 1)
+    }
+
+    /// 200 rows, 60 versions changing a few rows or many: the file keeps most versions as
+    /// their changes, some whole (when the changes since the last whole one add up); every
+    /// retained version reads back as it was written, after the file is opened again too.
+    func testVersionsKeptAsChangesReadBackAcrossWholeOnes() async throws {
+        var texts: [Int: String] = [:]
+        var rows = (0..<200).map { #"{"id":\#($0),"title":"row \#($0)","v":0}"# }
+        do {
+            let store = try SQLiteFeedStore(path: path, maxVersions: 25, maxBytes: 1 << 24)
+            let feeds = Feeds(store: store, maxFeedMemory: 1 << 24)
+            for step in 0..<60 {
+                for _ in 0..<(step % 10 == 9 ? 80 : 1 + step % 3) {
+                    let row = Int.random(in: 0..<rows.count)
+                    rows[row] = #"{"id":\#(row),"title":"row \#(row)","v":\#(step + 1)}"#
+                }
+                if step % 7 == 3 { rows.insert(rows.removeLast(), at: 0) }
+                let text = "[" + rows.joined(separator: ",") + "]"
+                texts[try await feeds.write(Array(text.utf8), to: FeedID("f"), idKey: nil, condition: .none).version] = text
+            }
+            for (version, text) in texts.sorted(by: { $0.key < $1.key }).suffix(25) {
+                let read = try await store.snapshot(at: version, of: FeedID("f"))
+                XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, text, "version \(version)")
+            }
+        }
+        var counts: [Int: (count: Int, largest: Int)] = [:]
+        do {
+            let kept = try await whenReleased { try SQLiteConnection(path: self.path) }
+            let kinds = try kept.prepare("SELECT delta, count(*), max(length(body)) FROM versions GROUP BY delta ORDER BY delta")
+            while try kinds.step() { counts[kinds.integer(at: 0)] = (kinds.integer(at: 1), kinds.integer(at: 2)) }
+        }
+        XCTAssertGreaterThan(counts[1]?.count ?? 0, 20, "most versions are kept as changes")
+        XCTAssertGreaterThan(counts[0]?.count ?? 0, 1, "whole versions now and then")
+        XCTAssertLessThan(counts[1]?.largest ?? .max, texts.values.first!.utf8.count / 2)
+        let reopened = try await whenReleased { try SQLiteFeedStore(path: self.path, maxVersions: 25, maxBytes: 1 << 24) }
+        let latest = try await reopened.latest(of: FeedID("f"))
+        XCTAssertEqual(latest.map { String(decoding: $0.snapshot.bytes, as: UTF8.self) }, texts[texts.keys.max()!])
+        for (version, text) in texts.sorted(by: { $0.key < $1.key }) {
+            let read = try await reopened.snapshot(at: version, of: FeedID("f"))
+            let retained = version > texts.keys.max()! - 25
+            XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, retained ? text : nil, "version \(version)")
+        }
+    }
+
+    /// A file of schema version 0 (every version whole, as written before versions were kept
+    /// as changes) is brought forward when opened, and keeps answering.
+    func testAFileOfTheEarlierSchemaIsBroughtForward() async throws {
+        do {
+            let old = try SQLiteConnection(path: path)
+            try old.execute("""
+                CREATE TABLE feeds (id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL, unique_identities INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                CREATE TABLE versions (feed TEXT NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, version)) WITHOUT ROWID;
+                INSERT INTO feeds VALUES ('old', 'id', 41, 0);
+                INSERT INTO versions VALUES ('old', 40, CAST('[1,2]' AS BLOB)), ('old', 41, CAST('[2,3]' AS BLOB));
+                """)
+        }
+        do {
+            let store = try await whenReleased { try SQLiteFeedStore(path: self.path, maxVersions: 5, maxBytes: 1 << 20) }
+            let feeds = Feeds(store: store, maxFeedMemory: 1 << 20)
+            let changes = try await feeds.changes(of: FeedID("old"), since: 40, wait: .zero)
+            XCTAssertEqual(changes.latest, 41)
+            let written = try await feeds.write(text("[2,3,4]"), to: FeedID("old"), idKey: nil, condition: .none)
+            XCTAssertEqual(written.version, 42)
+            let read = try await store.snapshot(at: 40, of: FeedID("old"))
+            XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, "[1,2]")
+        }
+        let schema = try await whenReleased { try SQLiteConnection(path: self.path) }.prepare("PRAGMA user_version")
+        _ = try schema.step()
+        XCTAssertEqual(schema.integer(at: 0), 1)
     }
 }

@@ -72,9 +72,16 @@ final class PostgresCluster {
         return [postmaster] + children
     }
 
-    /// Runs the PostgreSQL program `name` (as `postgres` when this is root); throws with its
-    /// output when it fails.
-    private static func run(_ name: String, _ arguments: [String]) throws {
+    /// The rows `sql` selects from the `postgres` database, as psql prints them unaligned
+    /// (`|` between columns, a line a row).
+    func query(_ sql: String) throws -> String {
+        try Self.run("psql", ["-h", directory.path, "-p", String(port), "-U", "postgres", "-d", "postgres", "-tAc", sql])
+    }
+
+    /// Runs the PostgreSQL program `name` (as `postgres` when this is root) and returns its
+    /// output; throws with it when it fails.
+    @discardableResult
+    private static func run(_ name: String, _ arguments: [String]) throws -> String {
         guard let bin = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last else {
             throw ServerError("PostgreSQL is not installed in /usr/lib/postgresql: run make deps-test")
         }
@@ -101,9 +108,9 @@ final class PostgresCluster {
         guard spawned == 0 else { throw ServerError("cannot run \(name): errno \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
-            throw ServerError("\(name) failed (status \(status)): \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
-        }
+        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw ServerError("\(name) failed (status \(status)): \(printed)") }
+        return printed
     }
 }
 

@@ -139,6 +139,38 @@ final class PostgresStoreTests: ServerTestCase {
         for server in servers { assertVersion(try server.client.get("/feeds/keyed"), first + 1) }
     }
 
+    /// 200 rows, 60 versions changing a few rows or many, written on one server and read on
+    /// the other after each (which brings the version it keeps forward by the changes the
+    /// first wrote): the database keeps most versions as changes, some whole, and every
+    /// retained version's `changes` leads to the latest.
+    func testVersionsKeptAsChangesAreReadOnEveryServer() throws {
+        let servers = try startServers(2, ["--max-versions", "25"])
+        let (writer, reader) = (servers[0].client, servers[1].client)
+        var rows: [[String: Any]] = (0..<200).map { ["id": $0, "title": "row \($0)", "v": 0] }
+        var written: [(version: Int, rows: [[String: Any]])] = []
+        for step in 0..<60 {
+            for _ in 0..<(step % 10 == 9 ? 80 : 1 + step % 3) { rows[Int.random(in: 0..<rows.count)]["v"] = step + 1 }
+            if step % 7 == 3 { rows.insert(rows.removeLast(), at: 0) }
+            written.append((assertVersion(try writer.put("/feeds/chain", jsonText(rows))), rows))
+            let read = assertJSON(try reader.get("/feeds/chain"))
+            XCTAssertEqual(int(read["version"]), written.last?.version)
+            XCTAssertEqual(read["data"].map(canonicalJSON), canonicalJSON(rows), "step \(step)")
+        }
+        for held in written.suffix(25) {
+            let answer = assertJSON(try reader.get("/feeds/chain/changes?since=\(held.version)"))
+            let batch = try decodeListBatch(answer)
+            XCTAssertEqual(try batch.apply(to: listElements(held.rows), values: decodeListValues(answer)), listElements(rows), "since \(held.version)")
+        }
+        assertVersionGone(try reader.get("/feeds/chain/changes?since=\(written[30].version)"), latest: written.last!.version)
+        let kinds = try cluster.query("SELECT delta, count(*) FROM batchdiff_versions WHERE feed = 'chain' GROUP BY delta ORDER BY delta")
+        let counts = Dictionary(uniqueKeysWithValues: kinds.split(separator: "\n").map { line in
+            let fields = line.split(separator: "|").compactMap { Int($0) }
+            return (fields[0], fields[1])
+        })
+        XCTAssertGreaterThan(counts[1] ?? 0, 15, "most versions are kept as changes: \(kinds)")
+        XCTAssertGreaterThan(counts[0] ?? 0, 0, "whole versions now and then: \(kinds)")
+    }
+
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {
         let servers = try startServers(2)
         let acknowledged = AcknowledgedWrites()

@@ -28,14 +28,28 @@ final class PropertyTests: XCTestCase {
         return result
     }
 
-    func testRandomListsThousandsOfCases() {
+    func testRandomListsThousandsOfCases() throws {
         var rng = SplitMix64(state: 0xBA7C_D1FF)
         for round in 0..<6000 {
             let pool = [3, 10, 40][round % 3]
             let old = randomRows(&rng, maxCount: 24, pool: pool)
             let new = round % 5 == 0 ? randomRows(&rng, maxCount: 24, pool: pool) : mutated(old, &rng, pool: pool)
-            diffAndJudge(old, new, options: DiffOptions(allowsMoves: round % 7 != 0))
+            let result = diffAndJudge(old, new, options: DiffOptions(allowsMoves: round % 7 != 0))
+            checkOrigins(try result.unchangedRowOrigins(), of: result.sectioned, old: old, new: new)
         }
+    }
+
+    /// Each row the origins name is the new row, same identity and content, each old row named
+    /// once; every row is named but those inserted, reloaded or in inserted sections.
+    private func checkOrigins(_ origins: [Int?], of batch: SectionedBatch, old: [Row], new: [Row], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(origins.count, new.count, file: file, line: line)
+        for (row, origin) in origins.enumerated() {
+            if let origin { XCTAssertEqual(old[origin], new[row], "new row \(row)", file: file, line: line) }
+        }
+        let named = origins.compactMap { $0 }
+        XCTAssertEqual(Set(named).count, named.count, "an old row named twice", file: file, line: line)
+        let insertedSectionRows = batch.sections.inserted.reduce(0) { $0 + batch.newCounts[$1] }
+        XCTAssertEqual(named.count, new.count - batch.rows.inserted.count - batch.rows.reloaded.count - insertedSectionRows, file: file, line: line)
     }
 
     func testRandomSectionsThousandsOfCases() throws {
@@ -70,6 +84,7 @@ final class PropertyTests: XCTestCase {
             }
             let options = DiffOptions(allowsMoves: round % 7 != 0)
             let result = diffAndJudge(old, new, options: options)
+            checkOrigins(try result.unchangedRowOrigins(), of: result, old: old.flatMap(\.items), new: new.flatMap(\.items))
             // The same collections with their rows kept flat: the same batch, the same values.
             func flat(_ sections: [TestSection]) -> FlatCollection<Header, [Row]> {
                 FlatCollection(headers: sections.map(\.header), items: sections.flatMap(\.items), rowCounts: sections.map(\.items.count))

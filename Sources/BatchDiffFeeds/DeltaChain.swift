@@ -1,0 +1,47 @@
+/// How a durable store keeps a feed's versions in room proportional to what changed
+/// (docs/feeds.md §11): each as its change from the version before (a ``TextDelta``'s
+/// bytes), or whole when the changes since the last whole version would add up to more than
+/// half of its text; so a version is read back from the last whole one at or before it and
+/// the changes after that, at most about one and a half texts' worth of bytes.
+public enum DeltaChain {
+    /// What a store keeps of one version: its text whole, or its change from the one before.
+    public struct Link: Sendable {
+        public var isChange: Bool
+        public var body: [UInt8]
+
+        public init(isChange: Bool, body: [UInt8]) {
+            self.isChange = isChange
+            self.body = body
+        }
+    }
+
+    /// The change of `version` from the version before it, encoded, when the write knows
+    /// that version (`nil` for a feed's first version): work for a worker, before the store
+    /// decides (``link(for:change:chainBytes:)``).
+    public static func change(of version: NewVersion) -> [UInt8]? {
+        version.base.map { version.forwardDelta(from: $0).encoded }
+    }
+
+    /// What to keep of `version`, whose encoded `change` is known or not, after
+    /// `chainBytes` bytes of changes since the feed's last whole version; and the chain's
+    /// length after it (0 once a whole text is kept).
+    public static func link(for version: NewVersion, change: [UInt8]?, chainBytes: Int) -> (link: Link, chainBytes: Int) {
+        let whole = version.snapshot.bytes
+        guard let change, chainBytes + change.count <= whole.count / 2 else { return (Link(isChange: false, body: whole), 0) }
+        return (Link(isChange: true, body: change), chainBytes + change.count)
+    }
+
+    /// The text of the last of `links`, read in version order from a whole text (or from
+    /// `start`, the text of the version before the first link, when that is a change).
+    public static func text(of links: [Link], from start: [UInt8]? = nil) throws(FeedError) -> [UInt8] {
+        guard let whole = links.lastIndex(where: { !$0.isChange }) ?? (start == nil ? nil : -1) else {
+            throw .internalFailure("a version's changes without the whole text they start from")
+        }
+        do {
+            let changes = try links[(whole + 1)...].map { link throws(TextDeltaError) in try TextDelta(encoded: link.body) }
+            return try TextDelta.text(applying: changes, to: whole >= 0 ? links[whole].body : start!)
+        } catch {
+            throw .internalFailure("a version's kept changes do not apply: \(error)")
+        }
+    }
+}

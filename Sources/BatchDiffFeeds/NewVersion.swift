@@ -1,0 +1,77 @@
+import BatchDiffJSON
+
+/// A version a write stores: the snapshot, what its answer under an `Idempotency-Key` was,
+/// and, when the write knows it, how it differs from the version before, so that a store
+/// can keep either as its change from the other (``TextDelta``) instead of whole.
+public struct NewVersion: Sendable {
+    /// The new version, numbered.
+    public let snapshot: Snapshot
+    /// The version it follows, as the write read it (`nil` for a feed's first version, or
+    /// when the write does not know it).
+    let base: Snapshot?
+    /// For each row of `snapshot`, the row of `base` it is unchanged from, or `nil`
+    /// (``SectionedBatch/unchangedRowOrigins()``).
+    let origins: [Int?]
+    /// The write's answer, kept under its `Idempotency-Key` with the version.
+    public let keptAnswer: KeptAnswer?
+
+    /// `snapshot`, with nothing known of the version before it.
+    public init(_ snapshot: Snapshot, keeping answer: KeptAnswer? = nil) {
+        self.init(snapshot, base: nil, origins: [], keeping: answer)
+    }
+
+    init(_ snapshot: Snapshot, base: Snapshot?, origins: [Int?], keeping answer: KeptAnswer?) {
+        self.snapshot = snapshot
+        self.base = base
+        self.origins = origins
+        keptAnswer = answer
+    }
+
+    /// The new version's text as a change from the text of the version before (`base`,
+    /// which must be that version's); all of it when the write does not know `base`.
+    public func forwardDelta(from base: Snapshot) -> TextDelta {
+        guard let known = self.base, known.version == base.version, origins.count == snapshot.collection.rowCount else {
+            return TextDelta(target: (snapshot.bytes, []), base: (base.bytes, []), sources: [])
+        }
+        return TextDelta(target: (snapshot.bytes, snapshot.collection.rowSpans), base: (known.bytes, known.collection.rowSpans), sources: origins)
+    }
+
+    /// The text of the version before (`base`, which must be that version's) as a change
+    /// from the new version's text.
+    public func backwardDelta(to base: Snapshot) -> TextDelta {
+        guard let known = self.base, known.version == base.version, origins.count == snapshot.collection.rowCount else {
+            return TextDelta(target: (base.bytes, []), base: (snapshot.bytes, []), sources: [])
+        }
+        var sources = [Int?](repeating: nil, count: known.collection.rowCount)
+        for (row, origin) in origins.enumerated() {
+            if let origin { sources[origin] = row }
+        }
+        return TextDelta(target: (known.bytes, known.collection.rowSpans), base: (snapshot.bytes, snapshot.collection.rowSpans), sources: sources)
+    }
+}
+
+extension JSONCollection {
+    /// The rows, sections' rows one after the other.
+    var rows: JSONItems {
+        switch self {
+        case .list(let items): items
+        case .sectioned(let sections): sections.flat.items
+        }
+    }
+
+    var rowCount: Int { rows.count }
+
+    /// Where each row's text stands.
+    var rowSpans: [Range<Int>] { rows.map(\.span) }
+}
+
+extension JSONBatch {
+    /// For each row of the collection the batch leads to, the row of the old one it is
+    /// unchanged from (``SectionedBatch/unchangedRowOrigins()``).
+    func unchangedRowOrigins() throws -> [Int?] {
+        switch self {
+        case .list(let batch): try batch.unchangedRowOrigins()
+        case .sectioned(let batch): try batch.unchangedRowOrigins()
+        }
+    }
+}
