@@ -32,7 +32,7 @@ Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES
 VERSIONS_MEM 40 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
 BUSY_ROWS 100000, BUSY_PUTS 100. Python 3 standard library only; all traffic on 127.0.0.1.
 """
-import functools, http.client, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time, uuid
+import functools, http.client, os, random, re, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, threading, time, uuid
 
 from benchlib import Cluster, timed_request
 
@@ -54,6 +54,8 @@ TIMEOUT = 600  # seconds for one request: a PUT of a million rows takes seconds
 ROW = '{"id":%s,"title":"row %d","v":%d}'
 STORE_SIZE_SQL = ("SELECT pg_total_relation_size('batchdiff_versions')"
                   " + coalesce(pg_total_relation_size(to_regclass('batchdiff_kept_answers')), 0)")
+# The bytes the versions' bodies take as stored (compressed by TOAST when it does).
+STORE_KEPT_SQL = "SELECT coalesce(sum(pg_column_size(body)), 0) FROM batchdiff_versions"
 
 
 class NoPatch(Exception):
@@ -207,7 +209,8 @@ def memory(run, method):
 
 
 def store_growth(run, store, size, method):
-    """Bytes the store grows by per one-row version: measured with the server stopped."""
+    """Bytes the store grows by per one-row version, by each of `size`'s readings (a tuple):
+    measured with the server stopped."""
     rng = random.Random(run)
     feed, path = Feed.numbered(ROWS_STORE), "/feeds/stored"
     flags = ["--store", store, BIG[0], BIG[1], *KEEP]
@@ -218,13 +221,16 @@ def store_growth(run, store, size, method):
         conn = server.connect()
         for _ in range(STORE_VERSIONS):
             feed.write(conn, path, method, rng)
-    return (size() - before) / STORE_VERSIONS
+    return [(after - earlier) / STORE_VERSIONS for after, earlier in zip(size(), before)]
 
 
 def sqlite_size(file):
-    if shutil.which("sqlite3"):
-        subprocess.run(["sqlite3", file, "PRAGMA wal_checkpoint(TRUNCATE);"], check=True, capture_output=True)
-    return sum(os.path.getsize(part) for part in (file, file + "-wal", file + "-shm") if os.path.exists(part))
+    """(The file's bytes, the bytes of the versions' bodies in it.)"""
+    with sqlite3.connect(file) as database:
+        database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        kept = database.execute("SELECT coalesce(sum(length(body)), 0) FROM versions").fetchone()[0]
+    database.close()
+    return sum(os.path.getsize(part) for part in (file, file + "-wal", file + "-shm") if os.path.exists(part)), kept
 
 
 def busy(run):
@@ -298,17 +304,19 @@ def main():
         for method in ("PUT", "PATCH"):
             def sqlite(run):
                 file = f"{work}/feeds-{method}-{run}.db"
-                return [store_growth(run, f"sqlite:{file}", lambda: sqlite_size(file), method) / 1024]
-            growth, = repeat(f"SQLite growth per version by {method} (KB)", sqlite, ["file"])
+                return [bytes / 1024 for bytes in store_growth(run, f"sqlite:{file}", lambda: sqlite_size(file), method)]
+            growth, kept = repeat(f"SQLite growth per version by {method} (KB)", sqlite, ["file", "bodies"])
             table.append((f"SQLite file growth per one-row version by {method}, {ROWS_STORE:,} rows", spread(growth, "KB", 1)))
+            table.append((f"SQLite bytes of versions' bodies per one-row version by {method}, {ROWS_STORE:,} rows", spread(kept, "KB", 2)))
         for method in ("PUT", "PATCH") if cluster else ():
             def postgres(run):
                 database = f"bench_{method.lower()}_{run}"
                 cluster.query("postgres", f"CREATE DATABASE {database}")
-                size = lambda: int(cluster.query(database, STORE_SIZE_SQL))
-                return [store_growth(run, cluster.uri.rsplit("/", 1)[0] + f"/{database}", size, method) / 1024]
-            growth, = repeat(f"PostgreSQL growth per version by {method} (KB)", postgres, ["tables"])
+                size = lambda: (int(cluster.query(database, STORE_SIZE_SQL)), int(cluster.query(database, STORE_KEPT_SQL)))
+                return [bytes / 1024 for bytes in store_growth(run, cluster.uri.rsplit("/", 1)[0] + f"/{database}", size, method)]
+            growth, kept = repeat(f"PostgreSQL growth per version by {method} (KB)", postgres, ["tables", "bodies"])
             table.append((f"PostgreSQL growth per one-row version by {method}, {ROWS_STORE:,} rows", spread(growth, "KB", 1)))
+            table.append((f"PostgreSQL bytes of versions' bodies per one-row version by {method}, {ROWS_STORE:,} rows", spread(kept, "KB", 2)))
     finally:
         if cluster:
             cluster.close()

@@ -6,9 +6,12 @@
 public enum DeltaChain {
     /// What a store keeps of one version: its text whole, or its change from the one before.
     public struct Link: Sendable {
+        /// Whether `body` is a change (an encoded ``TextDelta``) rather than a whole text.
         public var isChange: Bool
+        /// The whole text, or the change.
         public var body: [UInt8]
 
+        /// A link of `body`, a change when `isChange`.
         public init(isChange: Bool, body: [UInt8]) {
             self.isChange = isChange
             self.body = body
@@ -19,7 +22,7 @@ public enum DeltaChain {
     /// that version (`nil` for a feed's first version): work for a worker, before the store
     /// decides (``link(for:change:chainBytes:)``).
     public static func change(of version: NewVersion) -> [UInt8]? {
-        version.base.map { version.forwardDelta(from: $0).encoded }
+        version.forwardDelta()?.encoded
     }
 
     /// What to keep of `version`, whose encoded `change` is known or not, after

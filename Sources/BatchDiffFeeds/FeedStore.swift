@@ -29,14 +29,16 @@ public protocol FeedStore: Sendable {
     /// changes nothing when the feed moved on (or was created, or deleted) meanwhile.
     /// Retention may then drop old versions.
     /// The version's answer under an `Idempotency-Key`, if any, is stored with it, in the
-    /// same step; a store may keep the version as its change from the one before.
+    /// same step (a feed's first version carries none: a `PATCH` never creates a feed); a
+    /// store may keep the version as its change from the one before.
     func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool
 
     /// The answer kept under `key` with one of feed `id`'s retained versions, if any.
     func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer?
 
     /// Keeps `answer` (of a write that made no version) with version `answer.version` of
-    /// feed `id`, while that version is retained; nothing when it is not.
+    /// feed `id`, while that version is retained; nothing when it is not, or when the
+    /// version already keeps ``KeptAnswer/unchangedPerVersion`` such answers.
     func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError)
 
     /// Removes feed `id`; returns whether it existed.
@@ -107,6 +109,12 @@ public struct KeptAnswer: Sendable, Equatable {
     /// The answer's JSON.
     public var body: [UInt8]
 
+    /// The most answers of writes that changed nothing a version keeps: a client sending
+    /// the same write under ever new keys must not grow the store without bound.
+    public static let unchangedPerVersion = 64
+
+    /// The answer `body` to a write under `key`, whose request's checksum is `request`,
+    /// naming `version`, which it made when `changed`.
     public init(key: String, request: UInt64, version: Int, changed: Bool, body: [UInt8]) {
         self.key = key
         self.request = request

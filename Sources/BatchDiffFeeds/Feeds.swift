@@ -118,7 +118,7 @@ public final class Feeds: Sendable {
                 guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
                 if let key, let kept = try await store.keptAnswer(for: key, of: id) {
                     guard kept.request == patch.checksum else { throw .idempotencyKeyReused(id, key: key) }
-                    return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body)
+                    return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body, textCount: 0)
                 }
                 guard condition.holds(forLatest: stored.snapshot.version) else { throw .conditionFailed(id, latest: stored.snapshot.version) }
                 let snapshot = try await Workers.run { () throws(FeedError) in
@@ -161,7 +161,7 @@ public final class Feeds: Sendable {
                     changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
                 )
                 if let key { try await store.keep(KeptAnswer(key: key.key, request: key.request, version: latest, changed: false, body: body), for: id) }
-                return FeedWrite(version: latest, changed: false, body: body)
+                return FeedWrite(version: latest, changed: false, body: body, textCount: stored.snapshot.bytes.count)
             }
         }
         let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
@@ -175,7 +175,7 @@ public final class Feeds: Sendable {
         guard try await store.append(version, to: id, settings: settings, after: previous) else { return nil }
         metrics.answersComputed.increment()
         answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
-        return FeedWrite(version: next.version, changed: true, body: made.write)
+        return FeedWrite(version: next.version, changed: true, body: made.write, textCount: next.bytes.count)
     }
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
@@ -192,11 +192,10 @@ public final class Feeds: Sendable {
         let changes = FeedAnswers.computed(feed: id.name, from: base.version, latest: latest, batch: batch, full: full)
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
         let write = try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed)
-        do {
-            return (write, changes, try batch.unchangedRowOrigins())
-        } catch {
-            throw .internalFailure("the rows a batch keeps: \(error)")
-        }
+        // Only over a stored version (a new feed's base is the empty collection); without
+        // them, a store keeps the version whole.
+        let origins = base.version == 0 ? [] : (try? batch.unchangedRowOrigins()) ?? []
+        return (write, changes, origins)
     }
 
     /// The changed members of `batch` from `old` (a collection and the text it was read
@@ -355,6 +354,9 @@ public struct FeedWrite: Sendable {
     public var changed: Bool
     /// The answer's JSON.
     public var body: [UInt8]
+    /// The bytes of the feed's latest text the write read or made (0 for a repeat answered
+    /// from its `Idempotency-Key`): what its work was proportional to.
+    public var textCount: Int
 }
 
 /// A feed's latest version; its answer's JSON is written only when first asked for (a

@@ -49,12 +49,12 @@ final class MemoryFeed: Sendable {
     func append(_ version: NewVersion, after previous: Int, sequence: Int) -> Bool {
         precondition(version.snapshot.version == previous + 1, "a feed's versions follow one another")
         guard let replaced = state.withLock({ $0.latest.version == previous && !$0.deleted ? $0.latest : nil }) else { return false }
-        let change = version.backwardDelta(to: replaced)
+        let change = version.backwardDelta(to: replaced).encoded
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = version.snapshot
             state.versions[state.versions.count - 1].change = change
-            state.versionBytes += change.byteCount
+            state.versionBytes += change.capacity
             var stored = StoredVersion(number: version.snapshot.version, sequence: sequence)
             if let answer = version.keptAnswer { stored.keptAnswers.append(answer) }
             state.versionBytes += stored.byteEstimate
@@ -71,10 +71,13 @@ final class MemoryFeed: Sendable {
         }
     }
 
-    /// Keeps `answer` with its version while that version is retained.
+    /// Keeps `answer` with its version while that version is retained, within the answers
+    /// a version keeps.
     func keep(_ answer: KeptAnswer) {
         mutate { state in
-            guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == answer.version }) else { return }
+            guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == answer.version }),
+                  state.versions[index].keptAnswers.count < KeptAnswer.unchangedPerVersion
+            else { return }
             state.versionBytes -= state.versions[index].byteEstimate
             state.versions[index].keptAnswers.append(answer)
             state.versionBytes += state.versions[index].byteEstimate
@@ -85,7 +88,7 @@ final class MemoryFeed: Sendable {
     /// the latest's text by its changes (composed into one, then applied, outside the lock)
     /// and read again.
     func snapshot(at number: Int) throws(FeedError) -> Snapshot? {
-        let found = state.withLock { state -> (latest: Snapshot, changes: [TextDelta])? in
+        let found = state.withLock { state -> (latest: Snapshot, changes: [[UInt8]])? in
             guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == number }) else { return nil }
             return (state.latest, state.versions[index..<(state.versions.count - 1)].compactMap(\.change))
         }
@@ -93,7 +96,7 @@ final class MemoryFeed: Sendable {
         guard !found.changes.isEmpty else { return found.latest }
         let text: [UInt8]
         do {
-            text = try TextDelta.text(applying: found.changes.reversed(), to: found.latest.bytes)
+            text = try TextDelta.text(applying: found.changes.reversed().map(TextDelta.init(encoded:)), to: found.latest.bytes)
         } catch {
             throw .internalFailure("version \(number) of a feed: its kept change does not apply: \(error)")
         }

@@ -71,7 +71,6 @@ public final class MemoryFeedStore: FeedStore {
                 fresh.delete()  // another first write won
                 return false
             }
-            if let answer = version.keptAnswer { fresh.keep(answer) }
         }
         evictToByteLimit()
         observers.notify(.appended(id, version: snapshot.version))

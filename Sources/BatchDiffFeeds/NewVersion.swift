@@ -27,13 +27,11 @@ public struct NewVersion: Sendable {
         keptAnswer = answer
     }
 
-    /// The new version's text as a change from the text of the version before (`base`,
-    /// which must be that version's); all of it when the write does not know `base`.
-    public func forwardDelta(from base: Snapshot) -> TextDelta {
-        guard let known = self.base, known.version == base.version, origins.count == snapshot.collection.rowCount else {
-            return TextDelta(target: (snapshot.bytes, []), base: (base.bytes, []), sources: [])
-        }
-        return TextDelta(target: (snapshot.bytes, snapshot.collection.rowSpans), base: (known.bytes, known.collection.rowSpans), sources: origins)
+    /// The new version's text as a change from the text of the version before, when the
+    /// write knows that version.
+    public func forwardDelta() -> TextDelta? {
+        guard let base, origins.count == snapshot.collection.rowCount else { return nil }
+        return TextDelta(target: (snapshot.bytes, snapshot.collection.rowSpans), base: (base.bytes, base.collection.rowSpans), sources: origins)
     }
 
     /// The text of the version before (`base`, which must be that version's) as a change

@@ -53,36 +53,43 @@ struct NodeLinks {
 }
 
 /// Numbered nodes by identity: every node added with an identity, until it is removed
-/// (identities may repeat).
+/// (identities may repeat); adding and removing take constant time.
 struct NodesByIdentity {
     private var first: [Fingerprint: Int] = [:]
-    /// The next node of the same identity, by node number (-1: none).
+    /// The next and the previous node of the same identity, by node number (-1: none).
     private var next: [Int] = []
+    private var previous: [Int] = []
 
     init(capacity: Int) { first.reserveCapacity(capacity) }
 
     mutating func add(_ node: Int, _ identity: Fingerprint) {
-        if next.count <= node { next.append(contentsOf: repeatElement(-1, count: node + 1 - next.count)) }
-        next[node] = first[identity] ?? -1
+        if next.count <= node {
+            next.append(contentsOf: repeatElement(-1, count: node + 1 - next.count))
+            previous.append(contentsOf: repeatElement(-1, count: node + 1 - previous.count))
+        }
+        let head = first[identity] ?? -1
+        next[node] = head
+        previous[node] = -1
+        if head >= 0 { previous[head] = node }
         first[identity] = node
     }
 
     mutating func remove(_ node: Int, _ identity: Fingerprint) {
-        guard let head = first[identity] else { return }
-        if head == node {
-            first[identity] = next[node] >= 0 ? next[node] : nil
-            return
+        let (before, after) = (previous[node], next[node])
+        if after >= 0 { previous[after] = before }
+        if before >= 0 {
+            next[before] = after
+        } else if first[identity] == node {
+            first[identity] = after >= 0 ? after : nil
         }
-        var before = head
-        while next[before] >= 0 && next[before] != node { before = next[before] }
-        if next[before] == node { next[before] = next[node] }
+        (previous[node], next[node]) = (-1, -1)
     }
 
-    /// The nodes of `identity`, newest first.
-    func nodes(_ identity: Fingerprint) -> [Int] {
+    /// Up to `limit` nodes of `identity`, newest first.
+    func nodes(_ identity: Fingerprint, upTo limit: Int) -> [Int] {
         var nodes: [Int] = []
         var node = first[identity] ?? -1
-        while node >= 0 {
+        while node >= 0 && nodes.count < limit {
             nodes.append(node)
             node = next[node]
         }

@@ -104,7 +104,7 @@ struct PatchedCollection {
             }
             return
         }
-        if settings.uniqueIdentities, let other = rowsByIdentity.nodes(identity).first {
+        if settings.uniqueIdentities, let other = rowsByIdentity.nodes(identity, upTo: 1).first {
             throw refused(.duplicateIdentity, "the feed keeps its identities unique; \(FeedPatch.describe(item)) would repeat the identity of a row\(sectionName(rows[other].section))")
         }
         let row = appendRow(piece, identity, to: section)
@@ -139,12 +139,14 @@ struct PatchedCollection {
     }
 
     /// The row of `identity` (`named` in messages), in `section` or in any: `nil` when
-    /// there is none and none is `required`; a repeated identity is refused.
+    /// there is none and none is `required`; an identity that repeats in the feed (in any
+    /// sections) is refused.
     private func row(_ identity: Fingerprint, named name: JSONValue, in section: Int?, required: Bool) throws(FeedError) -> Int? {
-        let found = rowsByIdentity.nodes(identity).filter { section == nil || rows[$0].section == section }
-        guard found.count <= 1 else {
-            throw refused(.duplicateIdentity, "the identity \(FeedPatch.describe(name)) repeats in the feed\(section.map(sectionName) ?? ""); an op cannot name it")
+        let rows = rowsByIdentity.nodes(identity, upTo: 2)
+        guard rows.count <= 1 else {
+            throw refused(.duplicateIdentity, "the identity \(FeedPatch.describe(name)) repeats in the feed; an op cannot name it")
         }
+        let found = rows.filter { section == nil || self.rows[$0].section == section }
         if found.isEmpty && required {
             throw refused(.identityNotFound, "the feed has no row \(FeedPatch.describe(name))\(section.map(sectionName) ?? "")")
         }
@@ -164,11 +166,11 @@ struct PatchedCollection {
     }
 
     private func rowAnchor(_ anchor: JSONValue, in section: Int, besides row: Int) throws(FeedError) -> Int {
-        let found = rowsByIdentity.nodes(anchor.fingerprint).filter { $0 != row && rows[$0].section == section }
+        let found = rowsByIdentity.nodes(anchor.fingerprint, upTo: 3).filter { $0 != row }
         guard found.count <= 1 else {
-            throw refused(.duplicateIdentity, "the anchor \(FeedPatch.describe(anchor)) repeats\(sectionName(section)); an op cannot name it")
+            throw refused(.duplicateIdentity, "the anchor \(FeedPatch.describe(anchor)) repeats in the feed; an op cannot name it")
         }
-        guard let found = found.first else {
+        guard let found = found.first, rows[found].section == section else {
             let itself = anchor.fingerprint == rows[row].identity ? " (a row cannot stand beside itself)" : ""
             throw refused(.anchorNotFound, "no row \(FeedPatch.describe(anchor)) to stand beside\(sectionName(section))\(itself)")
         }
@@ -207,7 +209,7 @@ struct PatchedCollection {
         try placeSection(section, at: position ?? .end)
         for row in items?.elements ?? [] {
             let rowIdentity = row.itemIdentity(idKey: settings.idKey)
-            if settings.uniqueIdentities && !rowsByIdentity.nodes(rowIdentity).isEmpty {
+            if settings.uniqueIdentities && !rowsByIdentity.nodes(rowIdentity, upTo: 1).isEmpty {
                 throw refused(.duplicateIdentity, "the feed keeps its identities unique; the row \(FeedPatch.describe(row)) of the new section would repeat one")
             }
             appendRow(Piece(inPatch: true, span: row.span), rowIdentity, to: section)
@@ -237,7 +239,7 @@ struct PatchedCollection {
 
     /// The section of `identity` (`named` in messages); a repeated one is refused.
     private func sectionNamed(_ identity: Fingerprint, _ name: JSONValue, required: Bool) throws(FeedError) -> Int? {
-        let found = sectionsByIdentity.nodes(identity)
+        let found = sectionsByIdentity.nodes(identity, upTo: 2)
         guard found.count <= 1 else { throw refused(.duplicateIdentity, "the section identity \(FeedPatch.describe(name)) repeats in the feed; an op cannot name it") }
         if found.isEmpty && required { throw refused(.identityNotFound, "the feed has no section \(FeedPatch.describe(name))") }
         return found.first
@@ -255,7 +257,7 @@ struct PatchedCollection {
     }
 
     private func sectionAnchor(_ anchor: JSONValue, besides section: Int) throws(FeedError) -> Int {
-        let found = sectionsByIdentity.nodes(anchor.fingerprint).filter { $0 != section }
+        let found = sectionsByIdentity.nodes(anchor.fingerprint, upTo: 3).filter { $0 != section }
         guard found.count <= 1 else { throw refused(.duplicateIdentity, "the anchor section \(FeedPatch.describe(anchor)) repeats; an op cannot name it") }
         guard let found = found.first else {
             let itself = anchor.fingerprint == sections[section].identity ? " (a section cannot stand beside itself)" : ""

@@ -6,8 +6,9 @@ struct StoredVersion: Sendable {
     let number: Int
     /// A store-wide sequence number: smaller is older, across feeds.
     let sequence: Int
-    /// The text as a change from the next version's; `nil` while the version is the latest.
-    var change: TextDelta?
+    /// The text as a change from the next version's, encoded (``TextDelta/encoded``, a
+    /// third of the delta's own size); `nil` while the version is the latest.
+    var change: [UInt8]?
     /// The answers of the writes under an `Idempotency-Key` that made or found this version.
     var keptAnswers: [KeptAnswer] = []
 
@@ -18,7 +19,7 @@ struct StoredVersion: Sendable {
 
     /// Bytes held: the change, the answers kept, and the record itself.
     var byteEstimate: Int {
-        Self.recordBytes + (change?.byteCount ?? 0) + keptAnswers.reduce(0) { $0 + 64 + $1.key.utf8.count + $1.body.count }
+        Self.recordBytes + (change?.capacity ?? 0) + keptAnswers.reduce(0) { $0 + 64 + $1.key.utf8.count + $1.body.count }
     }
 
     /// The bytes of a version's record without its change or answers.

@@ -24,8 +24,9 @@ public struct TextDelta: Sendable, Equatable {
 
     private(set) var pieces: [Piece] = []
     private(set) var literals: [UInt8] = []
-    /// The length of the base it applies to, and of the text it makes.
+    /// The length of the base it applies to.
     public let baseCount: Int
+    /// The length of the text it makes.
     public private(set) var count = 0
 
     private init(baseCount: Int) { self.baseCount = baseCount }
@@ -145,11 +146,20 @@ public struct TextDelta: Sendable, Equatable {
     }
 
     /// The text `changes` make of `text`, applied in order (each a change of the text the
-    /// one before it made): composed into one first, so that the text is copied once.
+    /// one before it made): composed into one first, so that the text is copied once, and
+    /// composed pairwise, neighbours with neighbours, so that a chain of k changes costs
+    /// its pieces times log k rather than k times its pieces.
     public static func text(applying changes: some Sequence<TextDelta>, to text: [UInt8]) throws(TextDeltaError) -> [UInt8] {
-        var composed: TextDelta?
-        for change in changes { composed = try composed.map { earlier throws(TextDeltaError) in try change.composed(after: earlier) } ?? change }
-        return try composed?.applied(to: text) ?? text
+        var level = Array(changes)
+        while level.count > 1 {
+            var next: [TextDelta] = []
+            next.reserveCapacity((level.count + 1) / 2)
+            for first in stride(from: 0, to: level.count, by: 2) {
+                next.append(first + 1 < level.count ? try level[first + 1].composed(after: level[first]) : level[first])
+            }
+            level = next
+        }
+        return try level.first?.applied(to: text) ?? text
     }
 
     /// The bytes the delta holds.
@@ -196,7 +206,9 @@ extension TextDelta {
                 Self.appendVarint(range.count, to: &bytes)
             }
         }
-        return bytes + literals
+        bytes += literals
+        // Kept long (a store's row, a past version in memory): no room to spare.
+        return bytes.capacity > bytes.count ? bytes.withUnsafeBufferPointer { Array($0) } : bytes
     }
 
     /// A delta read from ``encoded`` bytes; ``TextDeltaError`` for bytes that are not one.
@@ -205,6 +217,9 @@ extension TextDelta {
         guard try reader.byte() == 1 else { throw TextDeltaError("not a delta of a known format") }
         self.init(baseCount: try reader.varint())
         let count = try reader.varint()
+        // Texts are under 2 GiB (a span is 32 bits): damaged lengths are refused before
+        // anything is added up or allocated.
+        guard baseCount <= Int32.max, count <= Int32.max else { throw TextDeltaError("a delta of a text over 2 GiB") }
         let pieceCount = try reader.varint()
         guard pieceCount <= bytes.count else { throw TextDeltaError("a delta of more pieces than bytes") }
         var literalCount = 0
@@ -224,9 +239,9 @@ extension TextDelta {
             }
         }
         literals = Array(bytes[reader.offset...])
-        guard literals.count == literalCount, pieces.reduce(0, { $0 + $1.count }) == count else {
-            throw TextDeltaError("a delta whose lengths do not add up")
-        }
+        var total = 0
+        for piece in pieces where total <= count { total += piece.count }  // each piece is at most 2^31
+        guard literals.count == literalCount, total == count else { throw TextDeltaError("a delta whose lengths do not add up") }
         self.count = count
     }
 
@@ -264,6 +279,7 @@ extension TextDelta {
 
 /// A delta that does not fit the text it is applied to, or bytes that are not a delta.
 public struct TextDeltaError: Error, CustomStringConvertible {
+    /// What does not fit.
     public let description: String
     init(_ description: String) { self.description = description }
 }

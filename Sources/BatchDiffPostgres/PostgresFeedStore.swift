@@ -161,11 +161,12 @@ public final class PostgresFeedStore: FeedStore {
     }
 
     public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
-        let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
-            try connection.query(
-                "SELECT version, request, changed, body FROM batchdiff_kept_answers WHERE feed = $1 AND key = $2",
-                [.text(id.name), .text(key)], deadline: deadline
-            )
+        let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
+            // Kept with a retained version.
+            try connection.query("""
+                SELECT k.version, k.request, k.changed, k.body FROM batchdiff_kept_answers k JOIN batchdiff_feeds f ON f.id = k.feed
+                WHERE k.feed = $1 AND k.key = $2 AND k.version > f.latest - $3::bigint
+                """, [.text(id.name), .text(key), .integer(maxVersions)], deadline: deadline)
         }
         guard !rows.isEmpty else { return nil }
         return KeptAnswer(
@@ -175,18 +176,20 @@ public final class PostgresFeedStore: FeedStore {
     }
 
     public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
-        _ = try await pool.run(margin: Self.commitMargin) { connection, deadline throws(PostgresError) in
-            // Only with a version still retained (the feed may have moved on and trimmed it).
+        _ = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) in
+            // Only with a version still retained (the feed may have moved on), and within the
+            // answers a version keeps.
             try Self.change(connection, """
                 WITH kept AS (
                     INSERT INTO batchdiff_kept_answers (feed, key, version, request, changed, body)
-                    SELECT feed, $2::text, $3::bigint, $4::bigint, $5::integer, $6::bytea FROM batchdiff_versions
-                    WHERE feed = $1::text AND version = $3::bigint
+                    SELECT id, $2::text, $3::bigint, $4::bigint, $5::integer, $6::bytea FROM batchdiff_feeds
+                    WHERE id = $1::text AND $3::bigint <= latest AND $3::bigint > latest - $7::bigint
+                        AND (SELECT count(*) FROM batchdiff_kept_answers WHERE feed = $1::text AND version = $3::bigint) < $8::bigint
                     ON CONFLICT DO NOTHING RETURNING 1)
                 SELECT (SELECT count(*) FROM kept)
                 """, [
                     .text(id.name), .text(answer.key), .integer(answer.version), .integer(Int(Int64(bitPattern: answer.request))),
-                    .integer(answer.changed ? 1 : 0), .bytes(answer.body),
+                    .integer(answer.changed ? 1 : 0), .bytes(answer.body), .integer(maxVersions), .integer(KeptAnswer.unchangedPerVersion),
                 ], deadline: deadline)
         }
     }

@@ -210,10 +210,15 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     }
 
     public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
-        try await run { connection throws(FeedError) -> KeptAnswer? in
+        let maxVersions = maxVersions
+        return try await run { connection throws(FeedError) -> KeptAnswer? in
             try Self.sql { () throws(SQLiteError) -> KeptAnswer? in
-                let select = try connection.prepare("SELECT version, request, changed, body FROM kept_answers WHERE feed = ? AND key = ?")
-                try select.bind(.text(id.name), .text(key))
+                // Kept with a retained version.
+                let select = try connection.prepare("""
+                    SELECT k.version, k.request, k.changed, k.body FROM kept_answers k JOIN feeds f ON f.id = k.feed
+                    WHERE k.feed = ?1 AND k.key = ?2 AND k.version > f.latest - ?3
+                    """)
+                try select.bind(.text(id.name), .text(key), .integer(maxVersions))
                 guard try select.step() else { return nil }
                 return KeptAnswer(
                     key: key, request: UInt64(bitPattern: Int64(select.integer(at: 1))), version: select.integer(at: 0),
@@ -224,13 +229,21 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     }
 
     public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
+        let maxVersions = maxVersions
         try await run { connection throws(FeedError) in
             try Self.sql { () throws(SQLiteError) in
                 try connection.writeTransaction { () throws(SQLiteError) in
-                    // Only with a version still retained (the feed may have moved on and trimmed it).
-                    let retained = try connection.prepare("SELECT 1 FROM versions WHERE feed = ? AND version = ?")
-                    try retained.bind(.text(id.name), .integer(answer.version))
-                    if try retained.step() { try Self.insert(answer, for: id, into: connection) }
+                    // Only with a version still retained (the feed may have moved on), and
+                    // within the answers a version keeps.
+                    let room = try connection.prepare("""
+                        SELECT count(*) FROM feeds f JOIN kept_answers k ON k.feed = f.id AND k.version = ?2
+                        WHERE f.id = ?1 AND ?2 > f.latest - ?3 AND ?2 <= f.latest
+                        """)
+                    try room.bind(.text(id.name), .integer(answer.version), .integer(maxVersions))
+                    let retained = try connection.prepare("SELECT 1 FROM feeds WHERE id = ?1 AND ?2 > latest - ?3 AND ?2 <= latest")
+                    try retained.bind(.text(id.name), .integer(answer.version), .integer(maxVersions))
+                    guard try retained.step(), try room.step(), room.integer(at: 0) < KeptAnswer.unchangedPerVersion else { return }
+                    try Self.insert(answer, for: id, into: connection)
                 }
             }
         }

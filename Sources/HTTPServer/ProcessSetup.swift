@@ -10,6 +10,11 @@ public enum ProcessSetup {
         mallopt(M_TRIM_THRESHOLD, 512 << 20)
     }
 
+    /// Returns the freed memory the allocator keeps (``keepFreedMemory()``) to the system.
+    public static func returnFreedMemory() {
+        _ = malloc_trim(0)
+    }
+
     /// Ignores SIGPIPE: a client that goes away mid-answer is the server's business, not a
     /// reason for the process to die.
     public static func ignoreBrokenPipes() {

@@ -24,7 +24,9 @@ final class FeedMemoryTests: XCTestCase {
             }
             _ = try await feeds!.changes(of: FeedID("memory"), since: 0, wait: .zero)
             let counted = feeds!.statistics.bytes
-            // What the feeds held is what the allocator gets back when they go.
+            // What the feeds held is what the allocator gets back when they go (once the
+            // tasks of the calls above have ended on every thread).
+            try await Task.sleep(for: .milliseconds(100))
             let withFeeds = bytesInUse()
             feeds = nil
             try await Task.sleep(for: .milliseconds(100))  // tasks that held them end

@@ -113,5 +113,9 @@ final class TextDeltaTests: XCTestCase {
         }
         XCTAssertThrowsError(try TextDelta(encoded: []))
         XCTAssertThrowsError(try TextDelta(encoded: [2, 0, 0, 0]))
+        // Lengths that would overflow when added up, or ask for more than a text can be.
+        let huge: [UInt8] = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]  // 2^62
+        XCTAssertThrowsError(try TextDelta(encoded: [1] + huge + huge + [4] + [0, 0] + huge + [0, 0] + huge + [0, 0] + huge + [0, 0] + huge))
+        XCTAssertThrowsError(try TextDelta(encoded: [1, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0]), "a base over 2 GiB")
     }
 }

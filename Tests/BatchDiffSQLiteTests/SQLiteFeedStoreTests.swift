@@ -20,8 +20,9 @@ final class SQLiteFeedStoreTests: XCTestCase {
 
     private func text(_ json: String) -> [UInt8] { Array(json.utf8) }
 
-    /// What `open` opens once the store before has let go of the file: a store lets go when
-    /// the last of its calls is released, on its queue's thread, moments after its last use.
+    /// What `open` opens (and reads) once the store before has let go of the file: a store
+    /// lets go when the last of its calls is released, on its queue's thread, moments after
+    /// its last use.
     private func whenReleased<Opened>(_ open: () throws -> Opened) async throws -> Opened {
         for _ in 0..<100 {
             if let opened = try? open() { return opened }
@@ -125,11 +126,11 @@ final class SQLiteFeedStoreTests: XCTestCase {
                 XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, text, "version \(version)")
             }
         }
-        var counts: [Int: (count: Int, largest: Int)] = [:]
-        do {
-            let kept = try await whenReleased { try SQLiteConnection(path: self.path) }
-            let kinds = try kept.prepare("SELECT delta, count(*), max(length(body)) FROM versions GROUP BY delta ORDER BY delta")
+        let counts = try await whenReleased { () throws -> [Int: (count: Int, largest: Int)] in
+            let kinds = try SQLiteConnection(path: self.path).prepare("SELECT delta, count(*), max(length(body)) FROM versions GROUP BY delta")
+            var counts: [Int: (count: Int, largest: Int)] = [:]
             while try kinds.step() { counts[kinds.integer(at: 0)] = (kinds.integer(at: 1), kinds.integer(at: 2)) }
+            return counts
         }
         XCTAssertGreaterThan(counts[1]?.count ?? 0, 20, "most versions are kept as changes")
         XCTAssertGreaterThan(counts[0]?.count ?? 0, 1, "whole versions now and then")
@@ -166,8 +167,11 @@ final class SQLiteFeedStoreTests: XCTestCase {
             let read = try await store.snapshot(at: 40, of: FeedID("old"))
             XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, "[1,2]")
         }
-        let schema = try await whenReleased { try SQLiteConnection(path: self.path) }.prepare("PRAGMA user_version")
-        _ = try schema.step()
-        XCTAssertEqual(schema.integer(at: 0), 1)
+        let schema = try await whenReleased { () throws -> Int in
+            let read = try SQLiteConnection(path: self.path).prepare("PRAGMA user_version")
+            _ = try read.step()
+            return read.integer(at: 0)
+        }
+        XCTAssertEqual(schema, 1)
     }
 }

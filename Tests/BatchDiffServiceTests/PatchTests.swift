@@ -28,6 +28,7 @@ final class PatchTests: ServerTestCase {
         let client = try startServer(["--body-limit", "4096"]).client
         let list = assertVersion(try client.put("/feeds/list", #"[{"id": 1}, {"id": 2}, {"id": 2, "v": 1}, {"id": 3}]"#))
         let unique = assertVersion(try client.put("/feeds/unique?uniqueIdentities=true", #"{"sections": [{"id": "a", "items": [1, 2]}, {"id": "b", "items": [3]}]}"#))
+        let repeats = assertVersion(try client.put("/feeds/repeats", #"{"sections": [{"id": "a", "items": [1, 2]}, {"id": "b", "items": [1]}]}"#))
         let fine = #"{"op": "upsert", "item": {"id": 9}}"#
         for (feed, ops, status, code, op) in [
             ("list", #"[\#(fine), {"op": "remove", "id": 7}]"#, 422, "identity_not_found", 1),
@@ -53,6 +54,9 @@ final class PatchTests: ServerTestCase {
             ("unique", #"[{"op": "move", "id": 1, "section": "b", "before": 2}]"#, 422, "anchor_not_found", 0),
             ("unique", #"[{"op": "moveSection", "id": "z", "at": "start"}]"#, 422, "identity_not_found", 0),
             ("unique", #"[{"op": "removeSection", "id": "a"}, {"op": "moveSection", "id": "b", "after": "a"}]"#, 422, "anchor_not_found", 1),
+            // An identity two sections' rows have cannot be named, in either section.
+            ("repeats", #"[{"op": "remove", "id": 1, "section": "a"}]"#, 422, "duplicate_identity", 0),
+            ("repeats", #"[{"op": "move", "id": 2, "section": "b", "after": 1}]"#, 422, "duplicate_identity", 0),
         ] {
             let problem = assertProblem(try client.request("PATCH", "/feeds/\(feed)", body: Array(#"{"ops": \#(ops)}"#.utf8)), status, code)
             XCTAssertEqual(int(problem["op"]), op, ops)
@@ -76,6 +80,7 @@ final class PatchTests: ServerTestCase {
         XCTAssertEqual(assertJSON(try client.get("/feeds/list"))["data"].map(canonicalJSON), canonicalJSON(parseJSON(#"[{"id": 1}, {"id": 2}, {"id": 2, "v": 1}, {"id": 3}]"#)))
         assertVersion(try client.get("/feeds/list"), list)
         assertVersion(try client.get("/feeds/unique"), unique)
+        assertVersion(try client.get("/feeds/repeats"), repeats)
     }
 
     func testAPatchIsConditionalAndAnsweredAsAPut() throws {
@@ -133,6 +138,23 @@ final class PatchTests: ServerTestCase {
             assertProblem(try patch(move, key: bad), 400, "invalid_header")
         }
         assertVersion(try patch(#"{"ops": [{"op": "move", "id": 1, "at": "start"}]}"#, key: String(repeating: "k", count: 128)), first + 8)
+    }
+
+    /// A version keeps at most 64 answers: the same unchanged write under ever new keys does
+    /// not grow the feed without bound.
+    func testAVersionKeepsAtMost64Answers() throws {
+        let client = try startServer().client
+        let first = assertVersion(try client.put("/feeds/k", "[1, 2]"))
+        let unchanged = Array(#"{"ops": [{"op": "upsert", "item": 1}]}"#.utf8)
+        for key in 1...70 {
+            XCTAssertEqual(assertJSON(try client.request("PATCH", "/feeds/k", body: unchanged, headers: ["Idempotency-Key": "k\(key)"]))["changed"] as? Bool, false)
+        }
+        assertVersion(try client.request("PATCH", "/feeds/k", body: Array(#"{"ops": [{"op": "remove", "id": 2}]}"#.utf8)), first + 1)
+        // The first 64 are kept with the version they named; the rest were answered, not kept.
+        let kept = assertJSON(try client.request("PATCH", "/feeds/k", body: unchanged, headers: ["Idempotency-Key": "k64"]))
+        XCTAssertEqual(int(kept["version"]), first)
+        let forgotten = assertJSON(try client.request("PATCH", "/feeds/k", body: unchanged, headers: ["Idempotency-Key": "k65"]))
+        XCTAssertEqual(int(forgotten["version"]), first + 1)
     }
 
     /// Kept with the version in the file: after a restart, a repeat gets the first answer.

@@ -18,6 +18,7 @@ extension BatchDiffService {
         let write = try await feedCall { () async throws(FeedError) in
             try await self.feeds.write(request.body, to: id, idKey: idKey, uniqueIdentities: uniqueIdentities, condition: condition, options: options)
         }
+        returnFreedMemory(after: write)
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
     }
 
@@ -36,7 +37,18 @@ extension BatchDiffService {
         let write = try await feedCall { () async throws(FeedError) in
             try await self.feeds.patch(request.body, to: id, condition: condition, idempotencyKey: key, options: options)
         }
+        returnFreedMemory(after: write)
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
+    }
+
+    /// After a write of a big feed, returns the memory its work freed to the system, in the
+    /// background: the allocator keeps freed memory for the next big request
+    /// (``ProcessSetup/keepFreedMemory()``), but a feed's versions stay allocated between
+    /// the transient blocks of each write, so a busy feed's server would otherwise keep
+    /// about twice what it holds.
+    private func returnFreedMemory(after write: FeedWrite) {
+        guard write.textCount > 1 << 20 else { return }
+        Task.detached(priority: .background) { ProcessSetup.returnFreedMemory() }
     }
 
     /// `DELETE /feeds/{id}`.
