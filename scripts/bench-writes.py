@@ -18,18 +18,20 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
   store       bytes the store takes per one-row version of a ROWS_STORE-row feed, by PUT
               and by PATCH (--max-versions 64): the first version, server stopped (SIGTERM),
               measured; STORE_VERSIONS more, stopped, measured again; growth / STORE_VERSIONS.
-              SQLite: the file with its -wal and -shm, after `PRAGMA wal_checkpoint(TRUNCATE)`
-              when the sqlite3 CLI is there. PostgreSQL (a throwaway cluster started here, as
-              bench-stores does, benchlib.Cluster): pg_total_relation_size of batchdiff_versions
-              and batchdiff_kept_answers, no VACUUM.
+              SQLite: the file with its -wal and -shm, after `PRAGMA wal_checkpoint(TRUNCATE)`,
+              and the bytes of the versions' bodies in it (sum of length(body); the file
+              grows by whole pages, so a few small versions may not grow it at all).
+              PostgreSQL (a throwaway cluster started here, as bench-stores does,
+              benchlib.Cluster): pg_total_relation_size of batchdiff_versions and
+              batchdiff_kept_answers, no VACUUM, and the bodies' pg_column_size.
   busy feed   BUSY_PUTS PUTs of BUSY_ROWS objects with uuid4 ids, before each one `v` of
               BUSY_ROWS/10 random rows raised (default flags): resident memory and
               batchdiff_feed_bytes at the end.
 The PATCH-time and memory servers run with --body-limit 268435456 --max-feed-memory 8589934592
 (the store ones with that body limit). A binary without PATCH (it answers 405) gets
 "n/a (no PATCH)" for those figures; the others are measured all the same.
-Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES 200,
-VERSIONS_MEM 40 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
+Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES 30,
+VERSIONS_MEM 20 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
 BUSY_ROWS 100000, BUSY_PUTS 100. Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import functools, http.client, os, random, re, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, threading, time, uuid
@@ -40,8 +42,8 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
 ROWS_BIG = int(os.environ.get("ROWS_BIG", "1000000"))
-PATCHES = int(os.environ.get("PATCHES", "200"))
-VERSIONS_MEM = int(os.environ.get("VERSIONS_MEM", "40"))
+PATCHES = int(os.environ.get("PATCHES", "30"))
+VERSIONS_MEM = int(os.environ.get("VERSIONS_MEM", "20"))
 ROWS_STORE = int(os.environ.get("ROWS_STORE", "100000"))
 STORE_VERSIONS = int(os.environ.get("STORE_VERSIONS", "20"))
 BUSY_ROWS = int(os.environ.get("BUSY_ROWS", "100000"))

@@ -1,4 +1,5 @@
 import BatchDiffJSON
+import Gzip
 import Synchronization
 
 /// One feed of the ``MemoryFeedStore``: its latest snapshot whole, and each version before
@@ -17,6 +18,8 @@ final class MemoryFeed: Sendable {
         var versions: [StoredVersion] = []
         /// The bytes of `versions`, kept as they change.
         var versionBytes = 0
+        /// The bytes of the changes kept since the newest version kept whole (or the first).
+        var chainBytes = 0
         var deleted = false
         /// The bytes and the floor last added to the store's totals for this feed.
         var countedBytes = 0
@@ -44,17 +47,22 @@ final class MemoryFeed: Sendable {
     var latest: Snapshot? { state.withLock { $0.deleted ? nil : $0.latest } }
 
     /// Stores `version` (numbered `previous + 1`) as the next version when the latest is
-    /// still `previous`, which is kept from now on as its change from it (made outside the
-    /// lock).
+    /// still `previous`, which is kept from now on as its change from it, or whole
+    /// (compressed) once the changes kept since the newest whole version would pass twice
+    /// its text: so reading any version composes at most about two texts' worth of changes.
+    /// Both are made outside the lock.
     func append(_ version: NewVersion, after previous: Int, sequence: Int) -> Bool {
         precondition(version.snapshot.version == previous + 1, "a feed's versions follow one another")
-        guard let replaced = state.withLock({ $0.latest.version == previous && !$0.deleted ? $0.latest : nil }) else { return false }
+        let found = state.withLock { $0.latest.version == previous && !$0.deleted ? ($0.latest, $0.chainBytes) : nil }
+        guard let (replaced, chainBytes) = found else { return false }
         let change = version.backwardDelta(to: replaced).encoded
+        let kept: KeptText = chainBytes + change.count > 2 * replaced.bytes.count ? .whole(Gzip.compress(replaced.bytes)) : .change(change)
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = version.snapshot
-            state.versions[state.versions.count - 1].change = change
-            state.versionBytes += change.capacity
+            state.versions[state.versions.count - 1].text = kept
+            state.versionBytes += kept.bytes.capacity
+            if case .whole = kept { state.chainBytes = 0 } else { state.chainBytes += change.count }
             var stored = StoredVersion(number: version.snapshot.version, sequence: sequence)
             if let answer = version.keptAnswer { stored.keptAnswers.append(answer) }
             state.versionBytes += stored.byteEstimate
@@ -85,22 +93,38 @@ final class MemoryFeed: Sendable {
     }
 
     /// Version `number` whole, if retained: the latest as it is, an older one rebuilt from
-    /// the latest's text by its changes (composed into one, then applied, outside the lock)
-    /// and read again.
+    /// the nearest newer text kept whole (or the latest's) by the changes down to it
+    /// (composed into one, then applied, outside the lock) and read again.
     func snapshot(at number: Int) throws(FeedError) -> Snapshot? {
-        let found = state.withLock { state -> (latest: Snapshot, changes: [[UInt8]])? in
+        let found = state.withLock { state -> (latest: Snapshot, whole: [UInt8]?, changes: [[UInt8]])? in
             guard !state.deleted, let index = state.versions.firstIndex(where: { $0.number == number }) else { return nil }
-            return (state.latest, state.versions[index..<(state.versions.count - 1)].compactMap(\.change))
+            var changes: [[UInt8]] = []
+            for version in state.versions[index..<(state.versions.count - 1)] {
+                switch version.text {
+                case .whole(let compressed): return (state.latest, compressed, changes)
+                case .change(let change): changes.append(change)
+                case nil: break
+                }
+            }
+            return (state.latest, nil, changes)
         }
         guard let found else { return nil }
-        guard !found.changes.isEmpty else { return found.latest }
+        if found.whole == nil && found.changes.isEmpty { return found.latest }
         let text: [UInt8]
         do {
-            text = try TextDelta.text(applying: found.changes.reversed().map(TextDelta.init(encoded:)), to: found.latest.bytes)
+            let base = try found.whole.map(Self.inflated) ?? found.latest.bytes
+            text = try TextDelta.text(applying: found.changes.reversed().map(TextDelta.init(encoded:)), to: base)
         } catch {
-            throw .internalFailure("version \(number) of a feed: its kept change does not apply: \(error)")
+            throw .internalFailure("version \(number) of a feed: its kept text does not read back: \(error)")
         }
         return try Snapshot(text: text, idKey: settings.idKey).numbered(number)
+    }
+
+    /// A text kept gzip-compressed, inflated.
+    private static func inflated(_ compressed: [UInt8]) throws -> [UInt8] {
+        var text: [UInt8] = []
+        try compressed.withUnsafeBytes { try GzipInflater().inflate($0, into: &text, limit: .max) }
+        return text
     }
 
     /// Marks the feed deleted; its bytes leave the store's total.

@@ -57,6 +57,28 @@ final class FeedsTests: XCTestCase {
         XCTAssertEqual(document["version"] as? Int, first.version + 1)
     }
 
+    /// Past versions are kept as changes, and whole (compressed) now and then when versions
+    /// change much: every retained version reads back as it was written, whichever it is.
+    func testEveryRetainedVersionReadsBackFromChangesAndWholeTexts() async throws {
+        let (feeds, store) = feeds(maxVersions: 40)
+        var rows = (0..<100).map { #"{"id":\#($0),"v":0}"# }
+        var texts: [Int: String] = [:]
+        for step in 1...60 {
+            // A few rows most of the time, a third of them now and then.
+            for _ in 0..<(step % 9 == 0 ? 35 : 2) {
+                let row = Int.random(in: 0..<rows.count)
+                rows[row] = #"{"id":\#(row),"v":\#(step)}"#
+            }
+            let text = "[" + rows.joined(separator: ",") + "]"
+            texts[try await feeds.write(document(text), to: FeedID("f"), idKey: nil, condition: .none).version] = text
+        }
+        let latest = texts.keys.max()!
+        for (version, text) in texts where version > latest - 40 {
+            let read = try await store.snapshot(at: version, of: FeedID("f"))
+            XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, text, "version \(version)")
+        }
+    }
+
     func testErrorsAreTypedAndChangeNothing() async throws {
         let (feeds, _) = feeds(clock: { 1000 })
         let id = try FeedID("f")

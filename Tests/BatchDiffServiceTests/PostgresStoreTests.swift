@@ -171,6 +171,30 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertGreaterThan(counts[0] ?? 0, 0, "whole versions now and then: \(kinds)")
     }
 
+    /// A database of schema version 2 (as the servers before PATCH and versions kept as
+    /// changes left it, every version whole) is brought forward by the first server that
+    /// connects, and its feeds keep answering.
+    func testADatabaseOfAnEarlierSchemaIsBroughtForward() throws {
+        _ = try cluster.query("""
+            CREATE TABLE batchdiff_schema (version integer NOT NULL);
+            INSERT INTO batchdiff_schema VALUES (2);
+            CREATE TABLE batchdiff_feeds (id text COLLATE "C" PRIMARY KEY, id_key text NOT NULL, latest bigint NOT NULL,
+                unique_identities integer NOT NULL DEFAULT 0);
+            CREATE TABLE batchdiff_versions (feed text COLLATE "C" NOT NULL REFERENCES batchdiff_feeds (id) ON DELETE CASCADE,
+                version bigint NOT NULL, body bytea NOT NULL, PRIMARY KEY (feed, version));
+            INSERT INTO batchdiff_feeds VALUES ('old', 'id', 41, 0);
+            INSERT INTO batchdiff_versions VALUES ('old', 40, convert_to('[{"id":1},{"id":2}]', 'UTF8')),
+                ('old', 41, convert_to('[{"id":2},{"id":3}]', 'UTF8'));
+            """)
+        let client = try startServers(1)[0].client
+        let answer = assertJSON(try client.get("/feeds/old/changes?since=40"))
+        XCTAssertEqual(int(answer["to"]), 41)
+        XCTAssertEqual(canonicalJSON(answer["values"] ?? [:]), canonicalJSON(parseJSON(#"{"rows": {"inserted": [{"id": 3}], "reloaded": []}}"#)))
+        assertVersion(try client.request("PATCH", "/feeds/old", body: Array(#"{"ops": [{"op": "remove", "id": 2}]}"#.utf8)), 42)
+        XCTAssertEqual(assertJSON(try client.get("/feeds/old"))["data"].map(canonicalJSON), canonicalJSON(parseJSON(#"[{"id": 3}]"#)))
+        XCTAssertEqual(try cluster.query("SELECT version FROM batchdiff_schema").trimmingCharacters(in: .whitespacesAndNewlines), "4")
+    }
+
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {
         let servers = try startServers(2)
         let acknowledged = AcknowledgedWrites()
