@@ -70,16 +70,15 @@ extension Problem {
 
     /// A `PATCH` op that cannot be applied: 422, its code the reason's, `op` its index.
     static func patchRefused(_ refusal: PatchRefusal) -> Problem {
-        let title = switch refusal.reason {
-        case .identityNotFound: "Identity not found"
-        case .anchorNotFound: "Anchor not found"
-        case .duplicateIdentity: "Identity repeated"
-        case .invalidShape: "JSON of the wrong shape"
+        let detail = "op \(refusal.op): \(refusal.detail); nothing was changed"
+        var problem = switch refusal.reason {
+        case .identityNotFound: Problem(status: 422, code: "identity_not_found", title: "Identity not found", detail: detail)
+        case .anchorNotFound: Problem(status: 422, code: "anchor_not_found", title: "Anchor not found", detail: detail)
+        case .duplicateIdentity: duplicateIdentity(detail)
+        case .invalidShape: wrongShape(detail)
         }
-        return Problem(
-            status: 422, code: refusal.reason.rawValue, title: title, detail: "op \(refusal.op): \(refusal.detail); nothing was changed",
-            extraMembers: [("op", refusal.op)]
-        )
+        problem.extraMembers = [("op", refusal.op)]
+        return problem
     }
 
     static func unsupportedPatchFormat(_ contentType: String) -> Problem {

@@ -127,24 +127,27 @@ public struct FeedPatch: Sendable {
 
 /// Why a patch was refused: which op, and what is wrong with it (docs/feeds.md §3).
 public struct PatchRefusal: Sendable, Equatable {
-    /// What is wrong, one of the contract's codes.
-    public enum Reason: String, Sendable {
+    /// What is wrong (each a problem code of the contract, docs/errors.md §3).
+    public enum Reason: Sendable {
         /// An op names an identity the feed lacks (a row, or a section).
-        case identityNotFound = "identity_not_found"
+        case identityNotFound
         /// A `before` or `after` names a row (or section) that is not there.
-        case anchorNotFound = "anchor_not_found"
+        case anchorNotFound
         /// The op would repeat an identity in a feed that keeps them unique, or names one
         /// that repeats in the feed.
-        case duplicateIdentity = "duplicate_identity"
+        case duplicateIdentity
         /// An op of unknown form, or of the other shape of feed.
-        case invalidShape = "invalid_shape"
+        case invalidShape
     }
 
+    /// What is wrong.
     public var reason: Reason
     /// The 0-based index of the op.
     public var op: Int
+    /// What is wrong with the op, for a person.
     public var detail: String
 
+    /// The refusal of op `op` for `reason`, described by `detail`.
     public init(_ reason: Reason, op: Int, _ detail: String) {
         self.reason = reason
         self.op = op
