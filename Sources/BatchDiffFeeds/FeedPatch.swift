@@ -24,7 +24,7 @@ public struct FeedPatch: Sendable {
     }
 
     let ops: [Op]
-    /// The text the ops' items are written from.
+    /// The text the ops' items are written from, without whitespace.
     let text: [UInt8]
     /// A checksum of the body without its whitespace, the same in every server (what an
     /// `Idempotency-Key` is kept with).
@@ -35,9 +35,12 @@ public struct FeedPatch: Sendable {
     /// `{"ops": [...]}`, ``FeedError/patchRefused(_:)`` (`invalidShape`, with its index) for
     /// an op of unknown form.
     public init(body: [UInt8]) throws(FeedError) {
-        let document: JSONDocument
+        var document: JSONDocument
         do {
             document = try JSONDocument(bytes: body, refusingRepeatedMembers: true)
+            // Read again without whitespace, so that the items it writes into the feed's
+            // compact text keep it compact (and it is read once).
+            if !document.isCompact { document = try JSONDocument(bytes: document.compactText) }
         } catch {
             throw .malformedJSON(error)
         }
@@ -52,7 +55,7 @@ public struct FeedPatch: Sendable {
         for (index, op) in ops.elements.enumerated() { read.append(try Self.op(op, at: index)) }
         self.ops = read
         text = document.bytes
-        checksum = Gzip.checksum(document.compactText)
+        checksum = Gzip.checksum(document.bytes)
     }
 
     /// The members each op takes, `op` aside.
@@ -116,6 +119,33 @@ public struct FeedPatch: Sendable {
             default: throw .patchRefused(PatchRefusal(.invalidShape, op: index, "\"at\" is \"start\" or \"end\", not \(describe(anchor))"))
             }
         }
+    }
+
+    /// Every row identity the ops name (the rows they change, insert or stand beside), read
+    /// with the identity member `idKey`: the rows a ``PatchedCollection`` must find.
+    func rowIdentities(idKey: String) -> Set<Fingerprint> {
+        var named = Set<Fingerprint>()
+        func add(_ position: Position?) {
+            switch position {
+            case .before(let anchor), .after(let anchor): named.insert(anchor.fingerprint)
+            default: break
+            }
+        }
+        for op in ops {
+            switch op {
+            case .upsert(let item, _, let position):
+                named.insert(item.itemIdentity(idKey: idKey))
+                add(position)
+            case .remove(let id, _): named.insert(id.fingerprint)
+            case .move(let id, _, let position):
+                named.insert(id.fingerprint)
+                add(position)
+            case .upsertSection(let item, _):
+                for row in item.member(named: "items")?.elements ?? [] { named.insert(row.itemIdentity(idKey: idKey)) }
+            case .removeSection, .moveSection: break
+            }
+        }
+        return named
     }
 
     /// A value for a message: its text, cut short.

@@ -53,28 +53,32 @@ struct NodeLinks {
 }
 
 /// Numbered nodes by identity: every node added with an identity, until it is removed
-/// (identities may repeat); adding and removing take constant time.
+/// (identities may repeat); adding and removing take constant time. Only the nodes added
+/// are indexed: a node never added is not found, and removing it changes nothing.
 struct NodesByIdentity {
     private var first: [Fingerprint: Int] = [:]
     /// The next and the previous node of the same identity, by node number (-1: none).
     private var next: [Int] = []
     private var previous: [Int] = []
-
-    init(capacity: Int) { first.reserveCapacity(capacity) }
+    private var indexed: [Bool] = []
 
     mutating func add(_ node: Int, _ identity: Fingerprint) {
         if next.count <= node {
-            next.append(contentsOf: repeatElement(-1, count: node + 1 - next.count))
-            previous.append(contentsOf: repeatElement(-1, count: node + 1 - previous.count))
+            let missing = node + 1 - next.count
+            next.append(contentsOf: repeatElement(-1, count: missing))
+            previous.append(contentsOf: repeatElement(-1, count: missing))
+            indexed.append(contentsOf: repeatElement(false, count: missing))
         }
         let head = first[identity] ?? -1
         next[node] = head
         previous[node] = -1
+        indexed[node] = true
         if head >= 0 { previous[head] = node }
         first[identity] = node
     }
 
     mutating func remove(_ node: Int, _ identity: Fingerprint) {
+        guard node < indexed.count, indexed[node] else { return }
         let (before, after) = (previous[node], next[node])
         if after >= 0 { previous[after] = before }
         if before >= 0 {
@@ -82,7 +86,7 @@ struct NodesByIdentity {
         } else if first[identity] == node {
             first[identity] = after >= 0 ? after : nil
         }
-        (previous[node], next[node]) = (-1, -1)
+        (previous[node], next[node], indexed[node]) = (-1, -1, false)
     }
 
     /// Up to `limit` nodes of `identity`, newest first.
@@ -94,5 +98,21 @@ struct NodesByIdentity {
             node = next[node]
         }
         return nodes
+    }
+}
+
+/// A set of identities tested first by a bitmap of their low bits: most identities that are
+/// not in it are told apart without hashing (a feed's rows, against a patch's few).
+struct NamedIdentities {
+    private var bits = [UInt64](repeating: 0, count: 1024)
+    private let identities: Set<Fingerprint>
+
+    init(_ identities: Set<Fingerprint>) {
+        self.identities = identities
+        for identity in identities { bits[Int(identity.low >> 6 & 1023)] |= 1 << (identity.low & 63) }
+    }
+
+    func contains(_ identity: Fingerprint) -> Bool {
+        bits[Int(identity.low >> 6 & 1023)] & 1 << (identity.low & 63) != 0 && identities.contains(identity)
     }
 }

@@ -26,18 +26,26 @@ struct PatchedCollection {
 
         var header: Header
         let identity: Fingerprint
-        /// The section's identity member as written, for messages.
-        let name: String
+        /// Where its identity member is written, for messages: the latest version's text of
+        /// the section, or the header an op gave.
+        let named: Named
         var rows = NodeLinks.Chain()
+
+        enum Named {
+            case kept(Range<Int>)
+            case given(JSONValue)
+        }
     }
 
     private var rows: [Row] = []
     private var rowLinks = NodeLinks()
-    private var rowsByIdentity: NodesByIdentity
+    /// The rows of the identities the patch names (the only ones it looks for), and the
+    /// rows it inserts.
+    private var rowsByIdentity = NodesByIdentity()
     private var sections: [Section] = []
     private var sectionLinks = NodeLinks()
     private var sectionOrder = NodeLinks.Chain()
-    private var sectionsByIdentity = NodesByIdentity(capacity: 0)
+    private var sectionsByIdentity = NodesByIdentity()
     /// The latest version's text around its `sections` array; `nil` for a list.
     private let sectionsArray: (prefix: Range<Int>, suffix: Range<Int>)?
     private let latestText: [UInt8]
@@ -52,26 +60,47 @@ struct PatchedCollection {
         latestText = latest.bytes
         patchText = patch.text
         self.settings = settings
+        let named = NamedIdentities(patch.rowIdentities(idKey: settings.idKey))
         switch latest.collection {
         case .list(let items):
             sectionsArray = nil
-            rowsByIdentity = NodesByIdentity(capacity: items.count)
-            sections = [Section(header: .kept(prefix: 0..<0, suffix: 0..<0), identity: Fingerprint(high: 0, low: 0), name: "")]
+            sections = [Section(header: .kept(prefix: 0..<0, suffix: 0..<0), identity: Fingerprint(high: 0, low: 0), named: .kept(0..<0))]
             sectionLinks.insert(sectionLinks.add(), into: &sectionOrder, before: nil)
-            for item in items { appendRow(Piece(inPatch: false, span: item.span), item.identity, to: 0) }
+            for item in items { appendRow(Piece(inPatch: false, span: item.span), item.identity, to: 0, indexed: named.contains(item.identity)) }
         case .sectioned(let all):
-            rowsByIdentity = NodesByIdentity(capacity: all.flat.items.count)
-            // The texts around the arrays, read again from the latest version's text.
-            let root = try Snapshot.document(latest.bytes, idKey: settings.idKey).root
-            guard let array = root.member(named: "sections") else { throw .internalFailure("a sectioned version without its sections") }
-            sectionsArray = (0..<array.span.lowerBound, array.span.upperBound..<latest.bytes.count)
-            for (section, value) in zip(all, array.elements) {
-                guard let items = value.member(named: "items") else { throw .internalFailure("a section without its items") }
-                let header = Section.Header.kept(prefix: value.span.lowerBound..<items.span.lowerBound, suffix: items.span.upperBound..<value.span.upperBound)
-                let index = appendSection(header, section.header.identity, name: Self.name(of: value, idKey: settings.idKey))
-                for item in section.items { appendRow(Piece(inPatch: false, span: item.span), item.identity, to: index) }
+            let text = latest.bytes
+            guard let sectionsStart = all.first?.header.span.lowerBound ?? Self.emptyArray(in: text) else {
+                throw .internalFailure("a sectioned version without its sections")
+            }
+            let sectionsEnd = all.last.map { $0.header.span.upperBound + 1 } ?? sectionsStart + 1
+            sectionsArray = (0..<sectionsStart - 1, sectionsEnd..<text.count)
+            for section in all {
+                let span = section.header.span
+                let items = try Self.itemsArray(of: section, in: text)
+                let header = Section.Header.kept(prefix: span.lowerBound..<items.lowerBound, suffix: items.upperBound..<span.upperBound)
+                let index = appendSection(header, section.header.identity, named: .kept(span))
+                for item in section.items {
+                    appendRow(Piece(inPatch: false, span: item.span), item.identity, to: index, indexed: named.contains(item.identity))
+                }
             }
         }
+    }
+
+    /// Where a section's `items` array stands in the compact `text`: right around its rows
+    /// when it has some, else read from the section's own text.
+    private static func itemsArray(of section: JSONSection, in text: [UInt8]) throws(FeedError) -> Range<Int> {
+        if let first = section.items.first, let last = section.items.last { return first.span.lowerBound - 1..<last.span.upperBound + 1 }
+        let span = section.header.span
+        guard let value = try? JSONDocument(bytes: Array(text[span])).root.member(named: "items") else {
+            throw .internalFailure("a section without its items")
+        }
+        return span.lowerBound + value.span.lowerBound..<span.lowerBound + value.span.upperBound
+    }
+
+    /// Where the empty `sections` array of the compact `text` stands (after its `[`).
+    private static func emptyArray(in text: [UInt8]) -> Int? {
+        guard let sections = try? JSONDocument(bytes: text).root.member(named: "sections") else { return nil }
+        return sections.span.lowerBound + 1
     }
 
     /// Applies `patch`'s ops in order; ``FeedError/patchRefused(_:)`` for the first that
@@ -177,12 +206,14 @@ struct PatchedCollection {
         return found
     }
 
+    /// Adds a row at the end of `section`, found by identity when `indexed` (a row the
+    /// patch names, or inserts).
     @discardableResult
-    private mutating func appendRow(_ text: Piece, _ identity: Fingerprint, to section: Int) -> Int {
+    private mutating func appendRow(_ text: Piece, _ identity: Fingerprint, to section: Int, indexed: Bool = true) -> Int {
         rows.append(Row(text: text, identity: identity, section: section))
         let row = rowLinks.add()
         rowLinks.insert(row, into: &sections[section].rows, before: nil)
-        rowsByIdentity.add(row, identity)
+        if indexed { rowsByIdentity.add(row, identity) }
         return row
     }
 
@@ -204,7 +235,7 @@ struct PatchedCollection {
             return
         }
         guard items == nil || items!.isArray else { throw refused(.invalidShape, "a new section's \"items\" is an array, not \(items!.kindName)") }
-        let section = appendSection(.given(item), identity, name: Self.name(of: item, idKey: settings.idKey))
+        let section = appendSection(.given(item), identity, named: .given(item))
         sectionLinks.remove(section, from: &sectionOrder)
         try placeSection(section, at: position ?? .end)
         for row in items?.elements ?? [] {
@@ -266,8 +297,8 @@ struct PatchedCollection {
         return found
     }
 
-    private mutating func appendSection(_ header: Section.Header, _ identity: Fingerprint, name: String) -> Int {
-        sections.append(Section(header: header, identity: identity, name: name))
+    private mutating func appendSection(_ header: Section.Header, _ identity: Fingerprint, named: Section.Named) -> Int {
+        sections.append(Section(header: header, identity: identity, named: named))
         let section = sectionLinks.add()
         sectionLinks.insert(section, into: &sectionOrder, before: nil)
         sectionsByIdentity.add(section, identity)
@@ -329,11 +360,11 @@ struct PatchedCollection {
 
     /// " in section <identity>" for a sectioned feed's section; "" for a list.
     private func sectionName(_ section: Int) -> String {
-        sectionsArray == nil ? "" : " in section \(sections[section].name)"
-    }
-
-    /// A section's identity member as written (its header when it has none), for messages.
-    private static func name(of section: JSONValue, idKey: String) -> String {
-        FeedPatch.describe(section.member(named: idKey) ?? section)
+        guard sectionsArray != nil else { return "" }
+        let value: JSONValue? = switch sections[section].named {
+        case .kept(let span): try? JSONDocument(bytes: Array(latestText[span])).root
+        case .given(let item): item
+        }
+        return " in section " + (value.map { FeedPatch.describe($0.member(named: settings.idKey) ?? $0) } ?? "?")
     }
 }
