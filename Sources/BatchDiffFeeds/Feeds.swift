@@ -124,7 +124,7 @@ public final class Feeds: Sendable {
                 let snapshot = try await Workers.run { () throws(FeedError) in
                     var collection = try PatchedCollection(stored.snapshot, settings: stored.settings, patch: patch)
                     try collection.apply(patch)
-                    return try Snapshot(document: Snapshot.document(collection.text(), idKey: stored.idKey), idKey: stored.idKey)
+                    return try collection.snapshot()
                 }
                 let write = try await commit(
                     snapshot, over: stored, to: id, settings: stored.settings, condition: condition, options: options,

@@ -13,6 +13,7 @@ struct PatchedCollection {
     private struct Row {
         var text: Piece
         let identity: Fingerprint
+        var content: Fingerprint
         var section: Int
     }
 
@@ -66,7 +67,7 @@ struct PatchedCollection {
             sectionsArray = nil
             sections = [Section(header: .kept(prefix: 0..<0, suffix: 0..<0), identity: Fingerprint(high: 0, low: 0), named: .kept(0..<0))]
             sectionLinks.insert(sectionLinks.add(), into: &sectionOrder, before: nil)
-            for item in items { appendRow(Piece(inPatch: false, span: item.span), item.identity, to: 0, indexed: named.contains(item.identity)) }
+            for item in items { appendRow(Piece(inPatch: false, span: item.span), item, to: 0, indexed: named.contains(item.identity)) }
         case .sectioned(let all):
             let text = latest.bytes
             guard let sectionsStart = all.first?.header.span.lowerBound ?? Self.emptyArray(in: text) else {
@@ -80,7 +81,7 @@ struct PatchedCollection {
                 let header = Section.Header.kept(prefix: span.lowerBound..<items.lowerBound, suffix: items.upperBound..<span.upperBound)
                 let index = appendSection(header, section.header.identity, named: .kept(span))
                 for item in section.items {
-                    appendRow(Piece(inPatch: false, span: item.span), item.identity, to: index, indexed: named.contains(item.identity))
+                    appendRow(Piece(inPatch: false, span: item.span), item, to: index, indexed: named.contains(item.identity))
                 }
             }
         }
@@ -127,6 +128,7 @@ struct PatchedCollection {
         let piece = Piece(inPatch: true, span: item.span)
         if let row = try row(identity, named: item, in: section, required: false) {
             rows[row].text = piece
+            rows[row].content = item.fingerprint
             if let position {
                 rowLinks.remove(row, from: &sections[section].rows)
                 try placeRow(row, in: section, at: position)
@@ -136,7 +138,7 @@ struct PatchedCollection {
         if settings.uniqueIdentities, let other = rowsByIdentity.nodes(identity, upTo: 1).first {
             throw refused(.duplicateIdentity, "the feed keeps its identities unique; \(FeedPatch.describe(item)) would repeat the identity of a row\(sectionName(rows[other].section))")
         }
-        let row = appendRow(piece, identity, to: section)
+        let row = appendRow(piece, JSONItem(identity: identity, content: item.fingerprint, span: 0..<0), to: section)
         rowLinks.remove(row, from: &sections[section].rows)
         try placeRow(row, in: section, at: position ?? .end)
     }
@@ -206,14 +208,14 @@ struct PatchedCollection {
         return found
     }
 
-    /// Adds a row at the end of `section`, found by identity when `indexed` (a row the
-    /// patch names, or inserts).
+    /// Adds a row of `element`'s identity and content, its text `text`, at the end of
+    /// `section`, found by identity when `indexed` (a row the patch names, or inserts).
     @discardableResult
-    private mutating func appendRow(_ text: Piece, _ identity: Fingerprint, to section: Int, indexed: Bool = true) -> Int {
-        rows.append(Row(text: text, identity: identity, section: section))
+    private mutating func appendRow(_ text: Piece, _ element: JSONItem, to section: Int, indexed: Bool = true) -> Int {
+        rows.append(Row(text: text, identity: element.identity, content: element.content, section: section))
         let row = rowLinks.add()
         rowLinks.insert(row, into: &sections[section].rows, before: nil)
-        if indexed { rowsByIdentity.add(row, identity) }
+        if indexed { rowsByIdentity.add(row, element.identity) }
         return row
     }
 
@@ -243,7 +245,7 @@ struct PatchedCollection {
             if settings.uniqueIdentities && !rowsByIdentity.nodes(rowIdentity, upTo: 1).isEmpty {
                 throw refused(.duplicateIdentity, "the feed keeps its identities unique; the row \(FeedPatch.describe(row)) of the new section would repeat one")
             }
-            appendRow(Piece(inPatch: true, span: row.span), rowIdentity, to: section)
+            appendRow(Piece(inPatch: true, span: row.span), JSONItem(identity: rowIdentity, content: row.fingerprint, span: 0..<0), to: section)
         }
     }
 
@@ -307,6 +309,23 @@ struct PatchedCollection {
 
     // MARK: Writing
 
+    /// The new version: for a list, its text and rows written together (nothing is read
+    /// again); for a sectioned collection, its text, read again.
+    func snapshot() throws(FeedError) -> Snapshot {
+        guard sectionsArray != nil else {
+            var text: [UInt8] = []
+            var items = JSONItems()
+            items.reserveCapacity(rows.count)
+            var fingerprint = ArrayFingerprint()
+            writeRows(of: 0, into: &text) { row, span in
+                items.append(JSONItem(identity: row.identity, content: row.content, span: span))
+                fingerprint.add(row.content)
+            }
+            return Snapshot(compact: text, list: items, fingerprint: fingerprint.finalize())
+        }
+        return try Snapshot(document: Snapshot.document(self.text(), idKey: settings.idKey), idKey: settings.idKey)
+    }
+
     /// The collection's JSON text.
     func text() -> [UInt8] {
         var text: [UInt8] = []
@@ -342,12 +361,16 @@ struct PatchedCollection {
         return text
     }
 
-    private func writeRows(of section: Int, into text: inout [UInt8]) {
+    /// Writes the rows of `section` as a JSON array into `text`, telling `written` each row
+    /// and where its text now stands.
+    private func writeRows(of section: Int, into text: inout [UInt8], written: (Row, Range<Int>) -> Void = { _, _ in }) {
         text.append(UInt8(ascii: "["))
         for (position, row) in rowLinks.nodes(of: sections[section].rows).enumerated() {
             if position > 0 { text.append(UInt8(ascii: ",")) }
             let piece = rows[row].text
+            let start = text.count
             text += piece.inPatch ? patchText[piece.span] : latestText[piece.span]
+            written(rows[row], start..<text.count)
         }
         text.append(UInt8(ascii: "]"))
     }

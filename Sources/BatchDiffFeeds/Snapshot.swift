@@ -31,6 +31,15 @@ public struct Snapshot: Sendable {
         fingerprint = document.root.fingerprint
     }
 
+    /// A list assembled without being read: its compact `text`, the rows standing in it, and
+    /// the text's fingerprint, as reading it would give them.
+    init(compact text: [UInt8], list items: JSONItems, fingerprint: Fingerprint) {
+        version = 0
+        bytes = text
+        collection = .list(items.compacted())
+        self.fingerprint = fingerprint
+    }
+
     /// A snapshot read from JSON `text`, its collection's items read with `idKey` as it is
     /// parsed: ``FeedError/malformedJSON(_:)`` when it is not JSON,
     /// ``FeedError/invalidSnapshot(_:)`` when it is not a collection.

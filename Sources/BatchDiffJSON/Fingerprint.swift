@@ -103,6 +103,29 @@ enum ValueKind: UInt8 {
     var canBeIdentity: Bool { self == .string || self == .number }
 }
 
+/// The fingerprint of a JSON array, its elements' fingerprints added in order: what the
+/// parser makes of an array, and what a collection assembled without being read again needs.
+public struct ArrayFingerprint {
+    private var hasher = FingerprintHasher(tag: UInt64(ValueKind.array.rawValue))
+    private var count = 0
+
+    /// An array with no elements yet.
+    public init() {}
+
+    /// Adds the next element's fingerprint.
+    public mutating func add(_ element: Fingerprint) {
+        hasher.combine(element)
+        count += 1
+    }
+
+    /// The array's fingerprint.
+    public func finalize() -> Fingerprint {
+        var hasher = hasher
+        hasher.combine(UInt64(count))
+        return hasher.finalize()
+    }
+}
+
 extension Fingerprint {
     /// The fingerprint of the JSON string whose decoded UTF-8 is `bytes`.
     public static func string(_ bytes: UnsafeRawBufferPointer) -> Fingerprint {

@@ -170,7 +170,7 @@ struct JSONParser: ~Copyable {
         let index = append(object ? .object : .array, start: start, fingerprint: Fingerprint(high: 0, low: 0))
         let close = UInt8(ascii: object ? "}" : "]")
         position += 1
-        var hasher = FingerprintHasher(tag: UInt64(ValueKind.array.rawValue))
+        var elements = ArrayFingerprint()
         var memberSum = Fingerprint(high: 0, low: 0)
         var count = 0
         skipWhitespace()
@@ -194,7 +194,7 @@ struct JSONParser: ~Copyable {
                     memberSum = memberSum &+ .member(key: nodes[key].fingerprint, value: nodes[value].fingerprint)
                 } else {
                     let value = try parseValue(depth: depth, role: role == .sections ? .section : .plain)
-                    hasher.combine(nodes[value].fingerprint)
+                    elements.add(nodes[value].fingerprint)
                     if let store {
                         if rows.count == rows.capacity && rows.count >= Self.firstRoom {
                             rows.reserveCapacity(room(for: rows.count, startingAt: store.start))
@@ -220,8 +220,7 @@ struct JSONParser: ~Copyable {
             }
         }
         if object && count > 1 && refusesRepeatedMembers { try checkDistinctMembers(of: index, count: count) }
-        hasher.combine(UInt64(count))
-        nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : hasher.finalize()
+        nodes[index].fingerprint = object ? .object(memberSum: memberSum, count: count) : elements.finalize()
         if let store {
             // The room to spare that growing left is not copied away here: a request's
             // document is brief, and what keeps items long compacts them (a snapshot).

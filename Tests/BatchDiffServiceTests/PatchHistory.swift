@@ -8,8 +8,9 @@ extension ServerTestCase {
     /// versions; a sectioned feed keeps its identities unique), each checked against the
     /// model: the stored snapshot, the answer's batch applied to the data before, and no
     /// more operations than `POST /diff` of the pair.
-    /// Each result is also written whole to feed `whole`; then every retained version's
-    /// `changes` of the two feeds are alike.
+    /// Each result is also written whole to feed `whole` (and now and then to the patched
+    /// feed, where it changes nothing); then every retained version's `changes` of the two
+    /// feeds are alike.
     func randomPatchHistory(_ client: HTTPClient, sectioned: Bool, patches: Int, seed: UInt64) throws {
         var generator = PatchGenerator(seed: seed)
         let shape = sectioned ? "sectioned" : "list"
@@ -32,6 +33,12 @@ extension ServerTestCase {
             try checkBatch(answer, from: document(data), to: document(result), sectioned: sectioned, client: client, step: step, body: body)
             let stored = assertJSON(try client.get("/feeds/patched-\(shape)"))
             XCTAssertEqual(stored["data"].map(canonicalJSON), canonicalJSON(document(result)), "step \(step): \(body)")
+            if step % 10 == 0 {
+                // The version a patch made is the one its data would make whole: written
+                // again in full, it makes none.
+                let again = assertJSON(try client.put("/feeds/patched-\(shape)", jsonText(document(result))))
+                XCTAssertEqual(again["changed"] as? Bool, false, "step \(step): \(body)")
+            }
             let whole = assertJSON(try client.put("/feeds/whole-\(shape)", jsonText(document(result))))
             XCTAssertEqual(whole["changed"] as? Bool, changed)
             wholeVersion = int(whole["version"]) ?? 0
