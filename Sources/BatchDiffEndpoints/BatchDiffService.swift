@@ -19,6 +19,8 @@ public final class BatchDiffService: Sendable {
     private let sentBytes = Counter(label: "batchdiff_sent_bytes_total")
     private let latency = Metrics.Timer(label: "batchdiff_request_duration_seconds")
     private let accessLog: AccessLog
+    /// Gives back what big feed writes freed, once they pause (``returnFreedMemory(after:)``).
+    let freedMemory = FreedMemoryReturn()
 
     /// Where a finished request's ``AccessLine`` goes, while `logger` logs at `info` or below.
     public typealias AccessLog = @Sendable (AccessLine) -> Void

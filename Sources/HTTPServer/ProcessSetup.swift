@@ -1,5 +1,6 @@
 import CGlibcExtras
 import Glibc
+import Synchronization
 
 /// Process-wide setup for a server of many connections and large requests.
 public enum ProcessSetup {
@@ -8,11 +9,6 @@ public enum ProcessSetup {
     public static func keepFreedMemory() {
         mallopt(M_MMAP_THRESHOLD, 256 << 20)
         mallopt(M_TRIM_THRESHOLD, 512 << 20)
-    }
-
-    /// Returns the freed memory the allocator keeps (``keepFreedMemory()``) to the system.
-    public static func returnFreedMemory() {
-        _ = malloc_trim(0)
     }
 
     /// Ignores SIGPIPE: a client that goes away mid-answer is the server's business, not a
@@ -32,4 +28,28 @@ public enum ProcessSetup {
 
     /// RLIMIT_NOFILE as getrlimit(2) takes it (Glibc imports the resource as an enum).
     private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+}
+
+/// Returns the freed memory the allocator keeps (``ProcessSetup/keepFreedMemory()``) to the
+/// system once big writes pause: each ``afterBigWrite()`` waits `pause`, and only the last of
+/// a burst returns it. A burst of big writes (or a `POST /diff` right after one) reuses the
+/// memory the one before freed; a server that stops writing gives it back.
+public final class FreedMemoryReturn: Sendable {
+    private let writes = Atomic<Int>(0)
+    private let pause: Duration
+
+    /// Returns freed memory once no big write came for `pause`.
+    public init(after pause: Duration = .milliseconds(500)) {
+        self.pause = pause
+    }
+
+    /// Notes a big write: the freed memory goes back once none follows within the pause.
+    public func afterBigWrite() {
+        let write = writes.add(1, ordering: .relaxed).newValue
+        Task.detached(priority: .background) { [self] in
+            try? await Task.sleep(for: pause)
+            guard writes.load(ordering: .relaxed) == write else { return }
+            _ = malloc_trim(0)
+        }
+    }
 }

@@ -41,14 +41,13 @@ extension BatchDiffService {
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
     }
 
-    /// After a write of a big feed, returns the memory its work freed to the system, in the
-    /// background: the allocator keeps freed memory for the next big request
+    /// After a write of a big feed, returns the memory its work freed to the system once
+    /// big writes pause: the allocator keeps freed memory for the next big request
     /// (``ProcessSetup/keepFreedMemory()``), but a feed's versions stay allocated between
     /// the transient blocks of each write, so a busy feed's server would otherwise keep
     /// about twice what it holds.
     private func returnFreedMemory(after write: FeedWrite) {
-        guard write.textCount > 1 << 20 else { return }
-        Task.detached(priority: .background) { ProcessSetup.returnFreedMemory() }
+        if write.textCount > 1 << 20 { freedMemory.afterBigWrite() }
     }
 
     /// `DELETE /feeds/{id}`.
