@@ -37,12 +37,13 @@ public enum DeltaChain {
     /// The text of the last of `links`, read in version order from a whole text (or from
     /// `start`, the text of the version before the first link, when that is a change).
     public static func text(of links: [Link], from start: [UInt8]? = nil) throws(FeedError) -> [UInt8] {
-        guard let whole = links.lastIndex(where: { !$0.isChange }) ?? (start == nil ? nil : -1) else {
+        let whole = links.lastIndex { !$0.isChange }
+        guard let base = whole.map({ links[$0].body }) ?? start else {
             throw .internalFailure("a version's changes without the whole text they start from")
         }
         do {
-            let changes = try links[(whole + 1)...].map { link throws(TextDeltaError) in try TextDelta(encoded: link.body) }
-            return try TextDelta.text(applying: changes, to: whole >= 0 ? links[whole].body : start!)
+            let changes = try links[(whole.map { $0 + 1 } ?? 0)...].map { link throws(TextDeltaError) in try TextDelta(encoded: link.body) }
+            return try TextDelta.text(applying: changes, to: base)
         } catch {
             throw .internalFailure("a version's kept changes do not apply: \(error)")
         }

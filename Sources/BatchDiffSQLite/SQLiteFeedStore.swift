@@ -233,16 +233,14 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         try await run { connection throws(FeedError) in
             try Self.sql { () throws(SQLiteError) in
                 try connection.writeTransaction { () throws(SQLiteError) in
-                    // Only with a version still retained (the feed may have moved on), and
-                    // within the answers a version keeps.
+                    // Only with a version still retained (the feed may have moved on): a row,
+                    // the answers it keeps, within those a version may keep.
                     let room = try connection.prepare("""
-                        SELECT count(*) FROM feeds f JOIN kept_answers k ON k.feed = f.id AND k.version = ?2
-                        WHERE f.id = ?1 AND ?2 > f.latest - ?3 AND ?2 <= f.latest
+                        SELECT (SELECT count(*) FROM kept_answers WHERE feed = ?1 AND version = ?2)
+                        FROM feeds WHERE id = ?1 AND ?2 > latest - ?3 AND ?2 <= latest
                         """)
                     try room.bind(.text(id.name), .integer(answer.version), .integer(maxVersions))
-                    let retained = try connection.prepare("SELECT 1 FROM feeds WHERE id = ?1 AND ?2 > latest - ?3 AND ?2 <= latest")
-                    try retained.bind(.text(id.name), .integer(answer.version), .integer(maxVersions))
-                    guard try retained.step(), try room.step(), room.integer(at: 0) < KeptAnswer.unchangedPerVersion else { return }
+                    guard try room.step(), room.integer(at: 0) < KeptAnswer.unchangedPerVersion else { return }
                     try Self.insert(answer, for: id, into: connection)
                 }
             }
