@@ -29,8 +29,9 @@ public enum DeltaChain {
     /// `chainBytes` bytes of changes since the feed's last whole version; and the chain's
     /// length after it (0 once a whole text is kept).
     public static func link(for version: NewVersion, change: [UInt8]?, chainBytes: Int) -> (link: Link, chainBytes: Int) {
-        let whole = version.snapshot.bytes
-        guard let change, chainBytes + change.count <= whole.count / 2 else { return (Link(isChange: false, body: whole), 0) }
+        guard let change, chainBytes + change.count <= version.snapshot.textCount / 2 else {
+            return (Link(isChange: false, body: version.snapshot.bytes), 0)
+        }
         return (Link(isChange: true, body: change), chainBytes + change.count)
     }
 

@@ -42,7 +42,7 @@ enum FeedAnswers {
 
     /// The size of ``latest(feed:snapshot:)``'s answer: a feed id needs no escapes.
     static func latestByteCount(feed: String, snapshot: Snapshot) -> Int {
-        #"{"feed":"","version":,"data":}"#.utf8.count + feed.utf8.count + String(snapshot.version).utf8.count + snapshot.bytes.count
+        #"{"feed":"","version":,"data":}"#.utf8.count + feed.utf8.count + String(snapshot.version).utf8.count + snapshot.textCount
     }
 
     /// The answer to `GET /feeds`: `{"feeds":[{"feed","version"}, ...], "next"}`, `next`
@@ -155,16 +155,38 @@ enum FeedAnswers {
         }
     }
 
+    /// The answer to `changes?since=` from version `from` to `to` of a list, in the batch
+    /// format without changed members, `batch` with the texts of the rows it inserts and
+    /// reloads, in its order: what ``changes(feed:from:latest:batch:format:changedMembers:)``
+    /// writes, from what a patch knows without the whole latest text.
+    static func changes(
+        feed: String, from: Int, to: Int, batch: ListBatch, inserted: [ArraySlice<UInt8>], reloaded: [ArraySlice<UInt8>]
+    ) -> [UInt8] {
+        var output = JSONOutput(capacity: 1024)
+        output.object { output in
+            members(feed: feed, from: from, to: to, into: &output)
+            output.batchMembers(.list(batch), changedMembers: nil)
+            output.key("values")
+            output.object { output in rows(inserted: inserted, reloaded: reloaded, into: &output) }
+        }
+        return output.bytes
+    }
+
+    /// `"rows": {"inserted": [...], "reloaded": [...]}`, the rows' texts.
+    private static func rows(inserted: [ArraySlice<UInt8>], reloaded: [ArraySlice<UInt8>], into output: inout JSONOutput) {
+        output.key("rows")
+        output.object { output in
+            output.key("inserted")
+            output.array(inserted) { output, text in output.value(text: text) }
+            output.key("reloaded")
+            output.array(reloaded) { output, text in output.value(text: text) }
+        }
+    }
+
     private static func values(of batch: JSONBatch, from latest: Snapshot, into output: inout JSONOutput) throws {
         let text = latest.bytes
         func rows(_ inserted: [JSONItem], _ reloaded: [JSONItem]) {
-            output.key("rows")
-            output.object { output in
-                output.key("inserted")
-                output.array(inserted) { output, item in output.value(text: text[item.span]) }
-                output.key("reloaded")
-                output.array(reloaded) { output, item in output.value(text: text[item.span]) }
-            }
+            Self.rows(inserted: inserted.map { text[$0.span] }, reloaded: reloaded.map { text[$0.span] }, into: &output)
         }
         switch (batch, latest.collection) {
         case (.list(let batch), .list(let items)):

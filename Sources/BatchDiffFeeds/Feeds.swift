@@ -16,6 +16,7 @@ public final class Feeds: Sendable {
     private let metrics = FeedMetrics()
     private let series: VersionSeries
     private let turns = WriteTurns()
+    private let rowOrders: RowOrderCache
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
     /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
@@ -24,8 +25,11 @@ public final class Feeds: Sendable {
     public init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
         self.store = store
         maxBytes = maxFeedMemory
+        // Row orders take at most a quarter of the room (a list's order about as much as its text).
+        let rowOrders = RowOrderCache(budget: maxFeedMemory / 4)
+        self.rowOrders = rowOrders
         // Answers are kept in what the store leaves of the memory feeds may hold.
-        answers = AnswerCache { [store] in maxFeedMemory - store.bytesInMemory }
+        answers = AnswerCache { [store, rowOrders] in maxFeedMemory - store.bytesInMemory - rowOrders.bytes }
         series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
         // The answers are held weakly: they hold the store (for their room), which holds
         // this observer.
@@ -121,18 +125,81 @@ public final class Feeds: Sendable {
                     return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body, textCount: 0)
                 }
                 guard condition.holds(forLatest: stored.snapshot.version) else { throw .conditionFailed(id, latest: stored.snapshot.version) }
-                let snapshot = try await Workers.run { () throws(FeedError) in
-                    var collection = try PatchedCollection(stored.snapshot, settings: stored.settings, patch: patch)
-                    try collection.apply(patch)
-                    return try collection.snapshot()
+                let keeping = key.map { ($0, patch.checksum) }
+                guard stored.snapshot.isList else {
+                    let snapshot = try await Workers.run { () throws(FeedError) in
+                        var collection = try PatchedCollection(stored.snapshot, settings: stored.settings, patch: patch)
+                        try collection.apply(patch)
+                        return try collection.snapshot()
+                    }
+                    let write = try await commit(
+                        snapshot, over: stored, to: id, settings: stored.settings, condition: condition, options: options, keeping: keeping
+                    )
+                    if let write { return write }
+                    continue
                 }
-                let write = try await commit(
-                    snapshot, over: stored, to: id, settings: stored.settings, condition: condition, options: options,
-                    keeping: key.map { ($0, patch.checksum) }
-                )
-                if let write { return write }
+                if let write = try await patchList(patch, over: stored, to: id, options: options, keeping: keeping) { return write }
             }
         }
+    }
+
+    /// Applies `patch` to the list `stored` (feed `id`'s latest as just read) and stores the
+    /// version it makes, unless it leaves the list as it was, in time proportional to the
+    /// rows it names (times a logarithm): the rows' order kept from the patch before
+    /// (``RowOrderCache``; read again from the list when there is none), the batch and the
+    /// changes of text found from the rows named (``ListPatchChange``), the version kept as
+    /// its change until it is read whole. `nil` when the store moved on meanwhile.
+    private func patchList(
+        _ patch: FeedPatch, over stored: StoredSnapshot, to id: FeedID, options: AnswerOptions, keeping key: (key: String, request: UInt64)?
+    ) async throws(FeedError) -> FeedWrite? {
+        let base = stored.snapshot
+        let (list, change, wasKept) = try await Workers.run { [rowOrders] () throws(FeedError) in
+            let kept = rowOrders.take(id, version: base.version)
+            let wasKept = kept != nil
+            // Handed on, not copied: the patch changes the only copy in place.
+            let order = (consume kept) ?? RowOrder(of: base)
+            var list = PatchedList(consume order, idKey: stored.idKey, patch: patch)
+            try list.apply(patch)
+            return (list, try ListPatchChange(list), wasKept)
+        }
+        guard !change.batch.isEmpty else {
+            return try await unchanged(stored, batch: .list(change.batch), to: id, options: options, keeping: key)
+        }
+        let (next, made) = try await Workers.run { () throws(FeedError) in
+            var next = Snapshot(patching: base, by: change.forward, textCount: change.textCount, idKey: stored.idKey).numbered(base.version + 1)
+            // Written whole once the changes it is read through pass its text's length: so
+            // reading it whole costs at most about twice what writing it whole would.
+            if next.chainBytes > next.textCount { next = next.written }
+            let batch = JSONBatch.list(change.batch)
+            let members = options.changedMembers
+                ? try Self.changedMembers(of: batch, from: (base.collection, base.bytes), to: next, options: options) : nil
+            let write = try FeedAnswers.write(feed: id.name, version: next.version, changed: true, batch: batch, options: options, changedMembers: members)
+            let full = FeedAnswers.changes(
+                feed: id.name, from: base.version, to: next.version, batch: change.batch, inserted: change.insertedTexts, reloaded: change.reloadedTexts
+            )
+            return (next, (write: write, changes: FeedAnswers.computed(feed: id.name, from: base.version, latest: next, batch: batch, full: full)))
+        }
+        let keptAnswer = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
+        let version = NewVersion(next, base: base, changes: (change.forward, change.backward), keeping: keptAnswer)
+        guard try await append(version, answering: made.changes, since: base.version, to: id, settings: stored.settings, after: base.version) else {
+            return nil
+        }
+        // Read again from the list once the patches' texts it holds pass the list's own.
+        if list.order.patchBytes <= list.order.textCount { rowOrders.keep(list.order, for: id, version: next.version) }
+        return FeedWrite(version: next.version, changed: true, body: made.write, textCount: patch.text.count + (wasKept ? 0 : base.textCount))
+    }
+
+    /// The answer to a write that leaves feed `id`'s latest version `stored` as it is:
+    /// `batch`, which changes nothing; kept under `key`, when given, with that version.
+    private func unchanged(
+        _ stored: StoredSnapshot, batch: JSONBatch, to id: FeedID, options: AnswerOptions, keeping key: (key: String, request: UInt64)?
+    ) async throws(FeedError) -> FeedWrite {
+        let latest = stored.snapshot
+        let members = options.changedMembers
+            ? try Self.changedMembers(of: batch, from: (latest.collection, latest.bytes), to: latest, options: options) : nil
+        let body = try FeedAnswers.write(feed: id.name, version: latest.version, changed: false, batch: batch, options: options, changedMembers: members)
+        if let key { try await store.keep(KeptAnswer(key: key.key, request: key.request, version: latest.version, changed: false, body: body), for: id) }
+        return FeedWrite(version: latest.version, changed: false, body: body, textCount: latest.textCount)
     }
 
     /// Stores `snapshot` as the version after `stored` (feed `id`'s latest as just read;
@@ -154,28 +221,33 @@ public final class Feeds: Sendable {
             let latest = stored.snapshot.version
             guard condition.holds(forLatest: latest) else { throw .conditionFailed(id, latest: latest) }
             if stored.snapshot.fingerprint == snapshot.fingerprint {
-                let unchanged = JSONBatch.unchanged(stored.snapshot.collection)
-                let same = (stored.snapshot.collection, stored.snapshot.bytes)
-                let body = try FeedAnswers.write(
-                    feed: id.name, version: latest, changed: false, batch: unchanged, options: options,
-                    changedMembers: try Self.changedMembers(of: unchanged, from: same, to: stored.snapshot, options: options)
-                )
-                if let key { try await store.keep(KeptAnswer(key: key.key, request: key.request, version: latest, changed: false, body: body), for: id) }
-                return FeedWrite(version: latest, changed: false, body: body, textCount: stored.snapshot.bytes.count)
+                return try await unchanged(stored, batch: JSONBatch.unchanged(stored.snapshot.collection), to: id, options: options, keeping: key)
             }
         }
         let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
         // A new feed's base is the empty collection, version 0, where its clients start.
         let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
         let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
-        // Room for the new version is made by dropping the answers kept first.
-        if answers.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, keeping: kept)
-        guard try await store.append(version, to: id, settings: settings, after: previous) else { return nil }
+        guard try await append(version, answering: made.changes, since: base.version, to: id, settings: settings, after: previous) else { return nil }
+        rowOrders.drop(id)
+        return FeedWrite(version: next.version, changed: true, body: made.write, textCount: next.textCount)
+    }
+
+    /// Stores `version` as the next of feed `id` (created with `settings` when `previous`
+    /// is `nil`), and keeps `answer`, its batch for clients at version `since`, for them;
+    /// `false` when the store moved on meanwhile. Room for it is made by dropping the
+    /// answers kept first.
+    private func append(
+        _ version: NewVersion, answering answer: ComputedAnswer, since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
+    ) async throws(FeedError) -> Bool {
+        let next = version.snapshot
+        if answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
+        guard try await store.append(version, to: id, settings: settings, after: previous) else { return false }
         metrics.answersComputed.increment()
-        answers.keep(made.changes, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: base.version, options: AnswerOptions())))
-        return FeedWrite(version: next.version, changed: true, body: made.write, textCount: next.bytes.count)
+        answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
+        return true
     }
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
@@ -298,6 +370,7 @@ public final class Feeds: Sendable {
 
     /// Removes feed `id`; its parked long polls learn it (``FeedError/notFound(_:)``).
     public func delete(_ id: FeedID) async throws(FeedError) {
+        rowOrders.drop(id)
         guard try await store.delete(id) else { throw .notFound(id) }
     }
 
@@ -318,7 +391,7 @@ public final class Feeds: Sendable {
     public var statistics: FeedStatistics {
         let stored = store.statistics
         return FeedStatistics(
-            feeds: stored.feeds, versions: stored.versions, bytes: stored.bytesInMemory + answers.bytes,
+            feeds: stored.feeds, versions: stored.versions, bytes: stored.bytesInMemory + answers.bytes + rowOrders.bytes,
             parkedLongPolls: longPolls.count
         )
     }

@@ -56,7 +56,7 @@ final class MemoryFeed: Sendable {
         let found = state.withLock { $0.latest.version == previous && !$0.deleted ? ($0.latest, $0.chainBytes) : nil }
         guard let (replaced, chainBytes) = found else { return false }
         let change = version.backwardDelta(to: replaced).encoded
-        let kept: KeptText = chainBytes + change.count > 2 * replaced.bytes.count ? .whole(Gzip.compress(replaced.bytes)) : .change(change)
+        let kept: KeptText = chainBytes + change.count > 2 * replaced.textCount ? .whole(Gzip.compress(replaced.bytes)) : .change(change)
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = version.snapshot

@@ -12,6 +12,9 @@ public struct NewVersion: Sendable {
     /// For each row of `snapshot`, the row of `base` it is unchanged from, or `nil`
     /// (``SectionedBatch/unchangedRowOrigins()``).
     let origins: [Int?]
+    /// The changes of text from `base` to `snapshot` and back, when the write made them
+    /// itself (a patch): then neither text is read.
+    let changes: (forward: TextDelta, backward: TextDelta)?
     /// The write's answer, kept under its `Idempotency-Key` with the version.
     public let keptAnswer: KeptAnswer?
 
@@ -24,12 +27,23 @@ public struct NewVersion: Sendable {
         self.snapshot = snapshot
         self.base = base
         self.origins = origins
+        changes = nil
+        keptAnswer = answer
+    }
+
+    /// `snapshot`, made from `base` by a patch whose changes of text, both ways, are `changes`.
+    init(_ snapshot: Snapshot, base: Snapshot, changes: (forward: TextDelta, backward: TextDelta), keeping answer: KeptAnswer?) {
+        self.snapshot = snapshot
+        self.base = base
+        origins = []
+        self.changes = changes
         keptAnswer = answer
     }
 
     /// The new version's text as a change from the text of the version before, when the
     /// write knows that version.
     public func forwardDelta() -> TextDelta? {
+        if let changes { return changes.forward }
         guard let base, origins.count == snapshot.collection.rowCount else { return nil }
         return TextDelta(target: (snapshot.bytes, snapshot.collection.rowSpans), base: (base.bytes, base.collection.rowSpans), sources: origins)
     }
@@ -37,6 +51,7 @@ public struct NewVersion: Sendable {
     /// The text of the version before (`base`, which must be that version's) as a change
     /// from the new version's text.
     public func backwardDelta(to base: Snapshot) -> TextDelta {
+        if let changes, self.base?.version == base.version { return changes.backward }
         guard let known = self.base, known.version == base.version, origins.count == snapshot.collection.rowCount else {
             return TextDelta(target: (base.bytes, []), base: (snapshot.bytes, []), sources: [])
         }

@@ -1,8 +1,9 @@
 import BatchDiffJSON
 
-/// A feed's latest collection as a ``FeedPatch`` changes it: rows and sections in linked
-/// lists, found by identity, each written from its text in the latest version or in the
-/// patch; the new version is the text it writes.
+/// A sectioned feed's latest collection as a ``FeedPatch`` changes it: rows and sections in
+/// linked lists, found by identity, each written from its text in the latest version or in
+/// the patch; the new version is the text it writes, read again. (A list is patched in a
+/// ``RowOrder``, in time proportional to the rows named: ``PatchedList``.)
 struct PatchedCollection {
     /// Where a row's text is: in the latest version's text, or in the patch's.
     private struct Piece {
@@ -47,8 +48,8 @@ struct PatchedCollection {
     private var sectionLinks = NodeLinks()
     private var sectionOrder = NodeLinks.Chain()
     private var sectionsByIdentity = NodesByIdentity()
-    /// The latest version's text around its `sections` array; `nil` for a list.
-    private let sectionsArray: (prefix: Range<Int>, suffix: Range<Int>)?
+    /// The latest version's text around its `sections` array.
+    private let sectionsArray: (prefix: Range<Int>, suffix: Range<Int>)
     private let latestText: [UInt8]
     private let patchText: [UInt8]
     private let settings: FeedSettings
@@ -62,27 +63,20 @@ struct PatchedCollection {
         patchText = patch.text
         self.settings = settings
         let named = NamedIdentities(patch.rowIdentities(idKey: settings.idKey))
-        switch latest.collection {
-        case .list(let items):
-            sectionsArray = nil
-            sections = [Section(header: .kept(prefix: 0..<0, suffix: 0..<0), identity: Fingerprint(high: 0, low: 0), named: .kept(0..<0))]
-            sectionLinks.insert(sectionLinks.add(), into: &sectionOrder, before: nil)
-            for item in items { appendRow(Piece(inPatch: false, span: item.span), item, to: 0, indexed: named.contains(item.identity)) }
-        case .sectioned(let all):
-            let text = latest.bytes
-            guard let sectionsStart = all.first?.header.span.lowerBound ?? Self.emptyArray(in: text) else {
-                throw .internalFailure("a sectioned version without its sections")
-            }
-            let sectionsEnd = all.last.map { $0.header.span.upperBound + 1 } ?? sectionsStart + 1
-            sectionsArray = (0..<sectionsStart - 1, sectionsEnd..<text.count)
-            for section in all {
-                let span = section.header.span
-                let items = try Self.itemsArray(of: section, in: text)
-                let header = Section.Header.kept(prefix: span.lowerBound..<items.lowerBound, suffix: items.upperBound..<span.upperBound)
-                let index = appendSection(header, section.header.identity, named: .kept(span))
-                for item in section.items {
-                    appendRow(Piece(inPatch: false, span: item.span), item, to: index, indexed: named.contains(item.identity))
-                }
+        guard case .sectioned(let all) = latest.collection else { throw .internalFailure("a list patched as a sectioned collection") }
+        let text = latest.bytes
+        guard let sectionsStart = all.first?.header.span.lowerBound ?? Self.emptyArray(in: text) else {
+            throw .internalFailure("a sectioned version without its sections")
+        }
+        let sectionsEnd = all.last.map { $0.header.span.upperBound + 1 } ?? sectionsStart + 1
+        sectionsArray = (0..<sectionsStart - 1, sectionsEnd..<text.count)
+        for section in all {
+            let span = section.header.span
+            let items = try Self.itemsArray(of: section, in: text)
+            let header = Section.Header.kept(prefix: span.lowerBound..<items.lowerBound, suffix: items.upperBound..<span.upperBound)
+            let index = appendSection(header, section.header.identity, named: .kept(span))
+            for item in section.items {
+                appendRow(Piece(inPatch: false, span: item.span), item, to: index, indexed: named.contains(item.identity))
             }
         }
     }
@@ -159,12 +153,8 @@ struct PatchedCollection {
         try placeRow(row, in: section, at: position)
     }
 
-    /// The section a row op works in: the list's only one, or the one its `section` names.
+    /// The section a row op works in: the one its `section` names.
     private func rowSection(_ sectionID: JSONValue?) throws(FeedError) -> Int {
-        guard sectionsArray != nil else {
-            guard sectionID == nil else { throw refused(.invalidShape, "a list feed has no sections; a row op on it takes no \"section\"") }
-            return 0
-        }
         guard let sectionID else { throw refused(.invalidShape, "a row op on a sectioned feed names its \"section\"") }
         return try section(sectionID)
     }
@@ -222,7 +212,6 @@ struct PatchedCollection {
     // MARK: Section ops
 
     private mutating func upsertSection(_ item: JSONValue, at position: FeedPatch.Position?) throws(FeedError) {
-        guard sectionsArray != nil else { throw refused(.invalidShape, "a list feed has no sections; upsertSection is for sectioned feeds") }
         let identity = item.sectionIdentity(idKey: settings.idKey)
         let items = item.member(named: "items")
         if let section = try sectionNamed(identity, item, required: false) {
@@ -250,7 +239,6 @@ struct PatchedCollection {
     }
 
     private mutating func removeSection(_ id: JSONValue) throws(FeedError) {
-        guard sectionsArray != nil else { throw refused(.invalidShape, "a list feed has no sections; removeSection is for sectioned feeds") }
         guard let section = try sectionNamed(id.fingerprint, id, required: true) else { return }
         sectionLinks.remove(section, from: &sectionOrder)
         sectionsByIdentity.remove(section, sections[section].identity)
@@ -258,7 +246,6 @@ struct PatchedCollection {
     }
 
     private mutating func moveSection(_ id: JSONValue, at position: FeedPatch.Position) throws(FeedError) {
-        guard sectionsArray != nil else { throw refused(.invalidShape, "a list feed has no sections; moveSection is for sectioned feeds") }
         guard let section = try sectionNamed(id.fingerprint, id, required: true) else { return }
         sectionLinks.remove(section, from: &sectionOrder)
         try placeSection(section, at: position)
@@ -309,20 +296,8 @@ struct PatchedCollection {
 
     // MARK: Writing
 
-    /// The new version: for a list, its text and rows written together (nothing is read
-    /// again); for a sectioned collection, its text, read again.
+    /// The new version: its text, read again.
     func snapshot() throws(FeedError) -> Snapshot {
-        guard sectionsArray != nil else {
-            var text: [UInt8] = []
-            var items = JSONItems()
-            items.reserveCapacity(rows.count)
-            var fingerprint = ArrayFingerprint()
-            writeRows(of: 0, into: &text) { row, span in
-                items.append(JSONItem(identity: row.identity, content: row.content, span: span))
-                fingerprint.add(row.content)
-            }
-            return Snapshot(compact: text, list: items, fingerprint: fingerprint.finalize())
-        }
         return try Snapshot(document: Snapshot.document(self.text(), idKey: settings.idKey), idKey: settings.idKey)
     }
 
@@ -330,10 +305,6 @@ struct PatchedCollection {
     func text() -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(latestText.count + patchText.count)
-        guard let sectionsArray else {
-            writeRows(of: 0, into: &text)
-            return text
-        }
         text += latestText[sectionsArray.prefix]
         text.append(UInt8(ascii: "["))
         for (position, section) in sectionLinks.nodes(of: sectionOrder).enumerated() {
@@ -361,16 +332,13 @@ struct PatchedCollection {
         return text
     }
 
-    /// Writes the rows of `section` as a JSON array into `text`, telling `written` each row
-    /// and where its text now stands.
-    private func writeRows(of section: Int, into text: inout [UInt8], written: (Row, Range<Int>) -> Void = { _, _ in }) {
+    /// Writes the rows of `section` as a JSON array into `text`.
+    private func writeRows(of section: Int, into text: inout [UInt8]) {
         text.append(UInt8(ascii: "["))
         for (position, row) in rowLinks.nodes(of: sections[section].rows).enumerated() {
             if position > 0 { text.append(UInt8(ascii: ",")) }
             let piece = rows[row].text
-            let start = text.count
             text += piece.inPatch ? patchText[piece.span] : latestText[piece.span]
-            written(rows[row], start..<text.count)
         }
         text.append(UInt8(ascii: "]"))
     }
@@ -381,9 +349,8 @@ struct PatchedCollection {
         .patchRefused(PatchRefusal(reason, op: opIndex, detail))
     }
 
-    /// " in section <identity>" for a sectioned feed's section; "" for a list.
+    /// " in section <identity>".
     private func sectionName(_ section: Int) -> String {
-        guard sectionsArray != nil else { return "" }
         let value: JSONValue? = switch sections[section].named {
         case .kept(let span): try? JSONDocument(bytes: Array(latestText[span])).root
         case .given(let item): item

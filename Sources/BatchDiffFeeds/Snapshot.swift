@@ -1,17 +1,76 @@
 import BatchDiff
 import BatchDiffJSON
+import Synchronization
 
-/// A version of a feed, whole: its JSON text, the collection read from it and the
-/// fingerprint of the text's canonical form (equal snapshots make no new version).
+/// A version of a feed: its JSON text, the collection read from it and the fingerprint of
+/// the text's canonical form (equal snapshots make no new version).
+///
+/// A version a patch made is kept as the version it was made from and the change of text
+/// that makes it (``PatchedText``), and written whole only when something reads it whole
+/// (``bytes``, ``collection``, ``fingerprint``): so a patch costs what it changed.
 public struct Snapshot: Sendable {
     /// The version number; 0 until the snapshot is stored.
     public private(set) var version: Int
+    /// The length of the text, known without writing it.
+    public let textCount: Int
+    /// Whether the collection is a list (not sectioned), known without writing it.
+    public let isList: Bool
+    fileprivate let storage: Storage
+
+    fileprivate enum Storage {
+        case whole(Whole)
+        case patched(PatchedText)
+    }
+
+    /// A version's text and what is read from it.
+    struct Whole: Sendable {
+        let bytes: [UInt8]
+        let collection: JSONCollection
+        let fingerprint: Fingerprint
+    }
+
     /// The JSON text, as the client sent it but for the whitespace between tokens (compact).
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { whole.bytes }
     /// The collection read from the text.
-    public let collection: JSONCollection
+    public var collection: JSONCollection { whole.collection }
     /// The fingerprint of the text's canonical form.
-    public let fingerprint: Fingerprint
+    public var fingerprint: Fingerprint { whole.fingerprint }
+
+    var whole: Whole {
+        switch storage {
+        case .whole(let whole): whole
+        case .patched(let patched): patched.whole
+        }
+    }
+
+    private init(_ whole: Whole) {
+        version = 0
+        textCount = whole.bytes.count
+        if case .list = whole.collection { isList = true } else { isList = false }
+        storage = .whole(whole)
+    }
+
+    /// The list `base` changed by `change` (a ``TextDelta`` of its text), its items read
+    /// with `idKey`, of `textCount` bytes: written whole when first read.
+    init(patching base: Snapshot, by change: TextDelta, textCount: Int, idKey: String) {
+        version = 0
+        self.textCount = textCount
+        isList = true
+        storage = .patched(PatchedText(base: base, change: change, idKey: idKey))
+    }
+
+    /// The same content, written whole (once: it is kept for every copy).
+    public var written: Snapshot {
+        guard case .patched = storage else { return self }
+        return Snapshot(whole).numbered(version)
+    }
+
+    /// The bytes of the changes a patched version is read through, down to a version kept
+    /// whole (0 for a version kept whole, or already written).
+    var chainBytes: Int {
+        guard case .patched(let patched) = storage else { return 0 }
+        return patched.chainBytes
+    }
 
     /// A snapshot read from a document; ``FeedError/invalidSnapshot(_:)`` when it is not a
     /// collection (docs/batch-format.md §1.1).
@@ -19,25 +78,14 @@ public struct Snapshot: Sendable {
         do {
             let collection = try document.root.collection(idKey: idKey, path: "body")
             // Kept as long as the version: the rows without the room to spare that growing left.
-            self.collection = switch collection {
+            let kept: JSONCollection = switch collection {
             case .list(let items): .list(items.compacted())
             case .sectioned(let sections): .sectioned(sections.compacted())
             }
+            self.init(Whole(bytes: document.bytes, collection: kept, fingerprint: document.root.fingerprint))
         } catch {
             throw .invalidSnapshot(error.description)
         }
-        version = 0
-        bytes = document.bytes
-        fingerprint = document.root.fingerprint
-    }
-
-    /// A list assembled without being read: its compact `text`, the rows standing in it, and
-    /// the text's fingerprint, as reading it would give them.
-    init(compact text: [UInt8], list items: JSONItems, fingerprint: Fingerprint) {
-        version = 0
-        bytes = text
-        collection = .list(items.compacted())
-        self.fingerprint = fingerprint
     }
 
     /// A snapshot read from JSON `text`, its collection's items read with `idKey` as it is
@@ -65,13 +113,11 @@ public struct Snapshot: Sendable {
 
     /// Version 0 of a feed of the shape of `collection`: the empty collection.
     public init(emptyLike collection: JSONCollection) {
-        version = 0
-        bytes = []
-        fingerprint = Fingerprint(high: 0, low: 0)
-        switch collection {
-        case .list: self.collection = .list(JSONItems())
-        case .sectioned: self.collection = .sectioned(JSONSections())
+        let empty: JSONCollection = switch collection {
+        case .list: .list(JSONItems())
+        case .sectioned: .sectioned(JSONSections())
         }
+        self.init(Whole(bytes: [], collection: empty, fingerprint: Fingerprint(high: 0, low: 0)))
     }
 
     /// The same content as version `version`.
@@ -82,11 +128,81 @@ public struct Snapshot: Sendable {
     }
 
     /// Bytes held: the text and the collection read from it, as allocated (capacity, not
-    /// count: a body read in pieces may have room to spare).
+    /// count: a body read in pieces may have room to spare); for a patched version not yet
+    /// written whole, the version it is read from and the changes.
     public var byteEstimate: Int {
+        switch storage {
+        case .whole(let whole): whole.byteEstimate
+        case .patched(let patched): patched.byteEstimate
+        }
+    }
+}
+
+extension Snapshot.Whole {
+    var byteEstimate: Int {
         switch collection {
         case .list(let items): bytes.capacity + items.byteCount
         case .sectioned(let sections): bytes.capacity + sections.byteCount
+        }
+    }
+}
+
+/// A list version a patch made, kept as the version it was made from and the change of text
+/// that makes it until it is first read whole; then written once (composing the changes
+/// down to a version kept whole, applying them, and reading the text) and kept whole.
+final class PatchedText: Sendable {
+    private let state: Mutex<State>
+    private let idKey: String
+    /// The bytes of the changes it is read through, its own included.
+    let chainBytes: Int
+    /// Bytes held: the version it is read from and the change, then the text written whole
+    /// (read without the lock, which a version being written holds).
+    private let bytesHeld: Atomic<Int>
+
+    private enum State {
+        case change(base: Snapshot, TextDelta)
+        case whole(Snapshot.Whole)
+    }
+
+    init(base: Snapshot, change: TextDelta, idKey: String) {
+        state = Mutex(.change(base: base, change))
+        self.idKey = idKey
+        chainBytes = base.chainBytes + change.byteCount
+        bytesHeld = Atomic(base.byteEstimate + change.byteCount)
+    }
+
+    var byteEstimate: Int { bytesHeld.load(ordering: .relaxed) }
+
+    /// The version whole, written on the first call (which the others wait for).
+    var whole: Snapshot.Whole {
+        state.withLock { state in
+            switch state {
+            case .whole(let whole): return whole
+            case .change(let base, let change):
+                var changes = [change]
+                var below = base
+                while case .patched(let patched) = below.storage, case .change(let next, let change)? = patched.pending {
+                    changes.append(change)
+                    below = next
+                }
+                do {
+                    let text = try TextDelta.text(applying: changes.reversed(), to: below.bytes)
+                    let whole = try Snapshot(text: text, idKey: idKey).whole
+                    state = .whole(whole)
+                    bytesHeld.store(whole.byteEstimate, ordering: .relaxed)
+                    return whole
+                } catch {
+                    preconditionFailure("a patched version does not read back: \(error)")
+                }
+            }
+        }
+    }
+
+    /// The version it is read from and its change, while it is not written whole.
+    private var pending: State? {
+        state.withLock { state in
+            if case .change = state { return state }
+            return nil
         }
     }
 }

@@ -43,7 +43,7 @@ public struct TextDelta: Sendable, Equatable {
             if let source = sources[row], Self.equal(target.text, span, base.text, base.rows[source]) {
                 copy(base.rows[source], after: gap, of: target.text, base: base.text)
             } else {
-                literal(target.text[gap.lowerBound..<span.upperBound])
+                append(literal: target.text[gap.lowerBound..<span.upperBound])
             }
             cursor = span.upperBound
         }
@@ -53,13 +53,30 @@ public struct TextDelta: Sendable, Equatable {
             pieces[pieces.count - 1] = .copy(last.lowerBound..<last.upperBound + rest.count)
             count += rest.count
         } else {
-            literal(target.text[rest])
+            append(literal: target.text[rest])
         }
         trimCapacity()
     }
 
+    /// An empty delta over a base of `baseCount` bytes, written piece by piece
+    /// (``append(copying:)``, ``append(literal:)``) by one who knows where the pieces are.
+    init(over baseCount: Int) { self.init(baseCount: baseCount) }
+
+    /// Adds the base's bytes `range`.
+    mutating func append(copying range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        append(.copy(range))
+    }
+
+    /// Adds `bytes` of its own.
+    mutating func append(literal bytes: some Collection<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        literals += bytes
+        append(.literal(literals.count - bytes.count..<literals.count))
+    }
+
     /// Drops the room growing left in the arrays: a delta is kept long.
-    private mutating func trimCapacity() {
+    mutating func trimCapacity() {
         if literals.capacity > literals.count { literals = literals.withUnsafeBufferPointer { Array($0) } }
         if pieces.capacity > pieces.count { pieces = pieces.withUnsafeBufferPointer { Array($0) } }
     }
@@ -71,15 +88,9 @@ public struct TextDelta: Sendable, Equatable {
         if gap.count <= source.lowerBound, Self.equal(target, gap, base, source.lowerBound - gap.count..<source.lowerBound) {
             append(.copy(source.lowerBound - gap.count..<source.upperBound))
         } else {
-            literal(target[gap])
+            append(literal: target[gap])
             append(.copy(source))
         }
-    }
-
-    private mutating func literal(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty else { return }
-        literals += bytes
-        append(.literal(literals.count - bytes.count..<literals.count))
     }
 
     /// Adds `piece`, merged with the last when they are contiguous.
@@ -124,7 +135,7 @@ public struct TextDelta: Sendable, Equatable {
         }
         for piece in pieces {
             switch piece {
-            case .literal(let range): composed.literal(literals[range])
+            case .literal(let range): composed.append(literal: literals[range])
             case .copy(let range):
                 // The earlier pieces this range of the middle text falls in.
                 var index = Self.lastIndex(in: starts, atOrBelow: range.lowerBound)
@@ -134,7 +145,7 @@ public struct TextDelta: Sendable, Equatable {
                     let end = min(range.upperBound, start + earlier.pieces[index].count)
                     switch earlier.pieces[index] {
                     case .copy(let source): composed.append(.copy(source.lowerBound + position - start..<source.lowerBound + end - start))
-                    case .literal(let source): composed.literal(earlier.literals[source.lowerBound + position - start..<source.lowerBound + end - start])
+                    case .literal(let source): composed.append(literal: earlier.literals[source.lowerBound + position - start..<source.lowerBound + end - start])
                     }
                     position = end
                     index += 1

@@ -104,22 +104,22 @@ enum ValueKind: UInt8 {
 }
 
 /// The fingerprint of a JSON array, its elements' fingerprints added in order: what the
-/// parser makes of an array, and what a collection assembled without being read again needs.
-public struct ArrayFingerprint {
+/// parser makes of an array.
+struct ArrayFingerprint {
     private var hasher = FingerprintHasher(tag: UInt64(ValueKind.array.rawValue))
     private var count = 0
 
     /// An array with no elements yet.
-    public init() {}
+    init() {}
 
     /// Adds the next element's fingerprint.
-    public mutating func add(_ element: Fingerprint) {
+    mutating func add(_ element: Fingerprint) {
         hasher.combine(element)
         count += 1
     }
 
     /// The array's fingerprint.
-    public func finalize() -> Fingerprint {
+    func finalize() -> Fingerprint {
         var hasher = hasher
         hasher.combine(UInt64(count))
         return hasher.finalize()

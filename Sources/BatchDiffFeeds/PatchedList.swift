@@ -1,0 +1,107 @@
+import BatchDiffJSON
+
+/// A list feed's rows (a ``RowOrder``) as a ``FeedPatch``'s ops change them, and what each
+/// row the patch names was before its first op: ``change()`` makes the batch and the
+/// changes of text of it (``ListPatchChange``), in time proportional to the rows named
+/// times a logarithm.
+struct PatchedList {
+    private(set) var order: RowOrder
+    /// The rows the patch names that stood in the list before it, by identity.
+    private(set) var before: [Fingerprint: RowOrder.PlacedRow] = [:]
+    /// The identities of rows the patch added that the list did not have.
+    private(set) var added: Set<Fingerprint> = []
+    /// The rows and the text's length before the patch.
+    let oldCount: Int
+    let oldTextCount: Int
+    private let idKey: String
+    /// The index of the op being applied, for refusals.
+    private var opIndex = 0
+
+    /// The rows of `order`, of a feed whose identity member is `idKey`, to be changed by `patch`.
+    init(_ order: RowOrder, idKey: String, patch: FeedPatch) {
+        self.order = order
+        self.idKey = idKey
+        oldCount = order.count
+        oldTextCount = order.textCount
+        for identity in patch.rowIdentities(idKey: idKey) {
+            guard case .row(let row) = order.row(identity) else { continue }
+            before[identity] = order.placed(row)
+        }
+    }
+
+    /// Applies `patch`'s ops in order; ``FeedError/patchRefused(_:)`` for the first that
+    /// cannot be applied (the rows are then to be dropped: they are part changed).
+    mutating func apply(_ patch: FeedPatch) throws(FeedError) {
+        let text = order.add(text: patch.text)
+        for (index, op) in patch.ops.enumerated() {
+            opIndex = index
+            switch op {
+            case .upsert(let item, let section, let position):
+                try refuseSection(section)
+                let identity = item.itemIdentity(idKey: idKey)
+                let span = item.span
+                let location = RowOrder.TextLocation(text: text, start: Int32(span.lowerBound), count: Int32(span.count))
+                if let row = try row(identity, named: item, required: false) {
+                    order.change(row, content: item.fingerprint, location: location)
+                    if let position {
+                        order.detach(row)
+                        try place(row, at: position)
+                    }
+                } else {
+                    if before[identity] == nil { added.insert(identity) }
+                    try place(order.newRow(identity: identity, content: item.fingerprint, location: location), at: position ?? .end)
+                }
+            case .remove(let id, let section):
+                try refuseSection(section)
+                if let row = try row(id.fingerprint, named: id, required: true) { order.remove(row) }
+            case .move(let id, let section, let position):
+                try refuseSection(section)
+                if let row = try row(id.fingerprint, named: id, required: true) {
+                    order.detach(row)
+                    try place(row, at: position)
+                }
+            case .upsertSection: throw refused(.invalidShape, "a list feed has no sections; upsertSection is for sectioned feeds")
+            case .removeSection: throw refused(.invalidShape, "a list feed has no sections; removeSection is for sectioned feeds")
+            case .moveSection: throw refused(.invalidShape, "a list feed has no sections; moveSection is for sectioned feeds")
+            }
+        }
+    }
+
+    private func refuseSection(_ section: JSONValue?) throws(FeedError) {
+        guard section == nil else { throw refused(.invalidShape, "a list feed has no sections; a row op on it takes no \"section\"") }
+    }
+
+    /// The row of `identity` (`named` in messages): `nil` when there is none and none is
+    /// `required`; an identity that repeats in the feed is refused.
+    private func row(_ identity: Fingerprint, named name: JSONValue, required: Bool) throws(FeedError) -> Int32? {
+        switch order.row(identity) {
+        case .repeated: throw refused(.duplicateIdentity, "the identity \(FeedPatch.describe(name)) repeats in the feed; an op cannot name it")
+        case .none where required: throw refused(.identityNotFound, "the feed has no row \(FeedPatch.describe(name))")
+        case .none: return nil
+        case .row(let row): return row
+        }
+    }
+
+    /// Puts `row`, in no position, at `position`.
+    private mutating func place(_ row: Int32, at position: FeedPatch.Position) throws(FeedError) {
+        switch position {
+        case .start: order.insert(row, at: 0)
+        case .end: order.insert(row, at: order.count)
+        case .before(let anchor): order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)))
+        case .after(let anchor): order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)) + 1)
+        }
+    }
+
+    private func anchor(_ anchor: JSONValue, besides row: Int32) throws(FeedError) -> Int32 {
+        switch order.row(anchor.fingerprint) {
+        case .repeated: throw refused(.duplicateIdentity, "the anchor \(FeedPatch.describe(anchor)) repeats in the feed; an op cannot name it")
+        case .row(let found) where found != row: return found
+        case .row: throw refused(.anchorNotFound, "no row \(FeedPatch.describe(anchor)) to stand beside (a row cannot stand beside itself)")
+        case .none: throw refused(.anchorNotFound, "no row \(FeedPatch.describe(anchor)) to stand beside")
+        }
+    }
+
+    private func refused(_ reason: PatchRefusal.Reason, _ detail: String) -> FeedError {
+        .patchRefused(PatchRefusal(reason, op: opIndex, detail))
+    }
+}
