@@ -11,6 +11,9 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
               ROWS_BIG-row feed (memory store; each feed made by one PUT, then 5 untimed
               PATCHes), each timed by the client on one keep-alive connection: the median
               latency at each size and their ratio, big/small (goal at most 2).
+  sectioned   the same on sectioned feeds: SECTIONS_SMALL sections of ROWS_SMALL/SECTIONS_SMALL
+              rows and SECTIONS_BIG of ROWS_BIG/SECTIONS_BIG, one random row of a random section
+              upserted each time (every answer carries each section's row counts).
   memory      resident memory (VmRSS) and batchdiff_feed_bytes per one-row version of a
               ROWS_BIG-row feed, by PATCH and by PUT (memory store, --max-versions 64): the
               feed, 5 warm-up versions, a reading, VERSIONS_MEM more versions, a reading
@@ -32,7 +35,7 @@ The PATCH-time and memory servers run with --body-limit 268435456 --max-feed-mem
 "n/a (no PATCH)" for those figures; the others are measured all the same.
 Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES 30,
 VERSIONS_MEM 20 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
-BUSY_ROWS 100000, BUSY_PUTS 100. Python 3 standard library only; all traffic on 127.0.0.1.
+BUSY_ROWS 100000, BUSY_PUTS 100, SECTIONS_SMALL 10, SECTIONS_BIG 1000. Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import functools, http.client, os, random, re, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, threading, time, uuid
 
@@ -48,6 +51,8 @@ ROWS_STORE = int(os.environ.get("ROWS_STORE", "100000"))
 STORE_VERSIONS = int(os.environ.get("STORE_VERSIONS", "20"))
 BUSY_ROWS = int(os.environ.get("BUSY_ROWS", "100000"))
 BUSY_PUTS = int(os.environ.get("BUSY_PUTS", "100"))
+SECTIONS_SMALL = int(os.environ.get("SECTIONS_SMALL", "10"))
+SECTIONS_BIG = int(os.environ.get("SECTIONS_BIG", "1000"))
 
 BIG = ["--body-limit", "268435456", "--max-feed-memory", "8589934592"]
 KEEP = ["--max-versions", "64"]  # at least 10 more than any count of versions made here
@@ -194,6 +199,30 @@ def patch_time(run):
     return medians
 
 
+def sectioned_patch_time(run):
+    """Median PATCH latency (seconds) of one row of a sectioned feed: SECTIONS_SMALL sections of
+    ROWS_SMALL/SECTIONS_SMALL rows, and SECTIONS_BIG of ROWS_BIG/SECTIONS_BIG."""
+    rng = random.Random(run)
+    medians = []
+    with Server(*BIG) as server:
+        for name, sections, count in (("small", SECTIONS_SMALL, ROWS_SMALL), ("big", SECTIONS_BIG, ROWS_BIG)):
+            per = count // sections
+            text = lambda s, r, v: '{"id":%d,"title":"row %d","v":%d}' % (s * per + r, r, v)
+            body = '{"sections":[%s]}' % ",".join(
+                '{"id":"s%d","title":"Section %d","items":[%s]}' % (s, s, ",".join(text(s, r, 0) for r in range(per)))
+                for s in range(sections))
+            conn, path = server.connect(), f"/feeds/sectioned-{name}"
+            call(conn, "PUT", path, body.encode())
+            times = []
+            for step in range(WARM_UP + PATCHES):
+                s, r = rng.randrange(sections), rng.randrange(per)
+                patch = '{"ops":[{"op":"upsert","section":"s%d","item":%s}]}' % (s, text(s, r, step + 1))
+                times.append(call(conn, "PATCH", path, patch.encode())[1])
+            medians.append(statistics.median(times[WARM_UP:]))
+            conn.close()
+    return medians
+
+
 def memory(run, method):
     """Growth of resident memory (KB) and of batchdiff_feed_bytes (KB) per one-row version."""
     rng = random.Random(run)
@@ -289,6 +318,13 @@ def main():
     ratios = None if small is None else [b / s for b, s in zip(big, small)]
     table.append((f"PATCH of one row, latency ratio {ROWS_BIG:,} / {ROWS_SMALL:,} rows",
                   spread(ratios, "x") + ("" if ratios is None else "; goal at most 2")))
+
+    small, big = repeat("sectioned PATCH time (ms)", lambda run: [seconds * 1000 for seconds in sectioned_patch_time(run)],
+                        [f"{SECTIONS_SMALL} x {ROWS_SMALL // SECTIONS_SMALL:,}", f"{SECTIONS_BIG:,} x {ROWS_BIG // SECTIONS_BIG:,}"])
+    table.append((f"PATCH of one row, sectioned {SECTIONS_SMALL} x {ROWS_SMALL // SECTIONS_SMALL:,} rows, median latency", spread(small, "ms", 3)))
+    table.append((f"PATCH of one row, sectioned {SECTIONS_BIG:,} x {ROWS_BIG // SECTIONS_BIG:,} rows, median latency", spread(big, "ms", 3)))
+    ratios = None if small is None else [b / s for b, s in zip(big, small)]
+    table.append(("PATCH of one row, sectioned, latency ratio big / small", spread(ratios, "x")))
 
     for method in ("PATCH", "PUT"):
         rss, feed_bytes = repeat(f"memory per version by {method} (KB)", functools.partial(memory, method=method),

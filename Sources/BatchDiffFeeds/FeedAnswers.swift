@@ -155,19 +155,31 @@ enum FeedAnswers {
         }
     }
 
-    /// The answer to `changes?since=` from version `from` to `to` of a list, in the batch
-    /// format without changed members, `batch` with the texts of the rows it inserts and
-    /// reloads, in its order: what ``changes(feed:from:latest:batch:format:changedMembers:)``
-    /// writes, from what a patch knows without the whole latest text.
-    static func changes(
-        feed: String, from: Int, to: Int, batch: ListBatch, inserted: [ArraySlice<UInt8>], reloaded: [ArraySlice<UInt8>]
-    ) -> [UInt8] {
+    /// The answer to `changes?since=` from version `from` to `to`, in the batch format
+    /// without changed members, `batch` with the texts of its `values`: what
+    /// ``changes(feed:from:latest:batch:format:changedMembers:)`` writes, from what a patch
+    /// knows without the whole latest text.
+    static func changes(feed: String, from: Int, to: Int, batch: JSONBatch, values: PatchChange.Values) throws(FeedError) -> [UInt8] {
         var output = JSONOutput(capacity: 1024)
-        output.object { output in
-            members(feed: feed, from: from, to: to, into: &output)
-            output.batchMembers(.list(batch), changedMembers: nil)
-            output.key("values")
-            output.object { output in rows(inserted: inserted, reloaded: reloaded, into: &output) }
+        do {
+            try output.object { output in
+                members(feed: feed, from: from, to: to, into: &output)
+                output.batchMembers(batch, changedMembers: nil)
+                output.key("values")
+                try output.object { output in
+                    rows(inserted: values.insertedRows, reloaded: values.reloadedRows, into: &output)
+                    guard case .sectioned = batch else { return }
+                    output.key("sections")
+                    try output.object { output in
+                        output.key("inserted")
+                        output.array(values.insertedSections) { output, text in output.value(text: text) }
+                        output.key("updated")
+                        try output.array(values.updatedHeaders) { output, text in try output.header(text) }
+                    }
+                }
+            }
+        } catch {
+            throw .internalFailure("feed \(feed): the values of the batch from \(from) to \(to): \(error)")
         }
         return output.bytes
     }
@@ -259,6 +271,12 @@ extension JSONOutput {
     /// Appends a section's header as a client gets it: the section's text (`header`'s span in
     /// `text`) read again, without its `items`.
     fileprivate mutating func header(_ header: JSONSectionHeader, in text: [UInt8]) throws {
-        object(try JSONDocument(bytes: Array(text[header.span])).root, without: "items")
+        try self.header(Array(text[header.span]))
+    }
+
+    /// Appends a section's header as a client gets it: the section's `text` read again,
+    /// without its `items`.
+    fileprivate mutating func header(_ text: [UInt8]) throws {
+        object(try JSONDocument(bytes: text).root, without: "items")
     }
 }

@@ -121,31 +121,25 @@ public struct FeedPatch: Sendable {
         }
     }
 
-    /// Every row identity the ops name (the rows they change, insert or stand beside), read
-    /// with the identity member `idKey`: the rows a ``PatchedCollection`` must find.
-    func rowIdentities(idKey: String) -> Set<Fingerprint> {
-        var named = Set<Fingerprint>()
-        func add(_ position: Position?) {
-            switch position {
-            case .before(let anchor), .after(let anchor): named.insert(anchor.fingerprint)
-            default: break
-            }
-        }
+    /// The identities of the rows the ops change, insert, move or remove (not those they
+    /// stand beside, nor a new section's), and of the sections they name, read with the
+    /// identity member `idKey`: what a patch looks up before it changes anything.
+    func targets(idKey: String) -> (rows: Set<Fingerprint>, sections: Set<Fingerprint>) {
+        var rows = Set<Fingerprint>()
+        var sections = Set<Fingerprint>()
         for op in ops {
             switch op {
-            case .upsert(let item, _, let position):
-                named.insert(item.itemIdentity(idKey: idKey))
-                add(position)
-            case .remove(let id, _): named.insert(id.fingerprint)
-            case .move(let id, _, let position):
-                named.insert(id.fingerprint)
-                add(position)
-            case .upsertSection(let item, _):
-                for row in item.member(named: "items")?.elements ?? [] { named.insert(row.itemIdentity(idKey: idKey)) }
-            case .removeSection, .moveSection: break
+            case .upsert(let item, let section, _):
+                rows.insert(item.itemIdentity(idKey: idKey))
+                if let section { sections.insert(section.fingerprint) }
+            case .remove(let id, let section), .move(let id, let section, _):
+                rows.insert(id.fingerprint)
+                if let section { sections.insert(section.fingerprint) }
+            case .upsertSection(let item, _): sections.insert(item.sectionIdentity(idKey: idKey))
+            case .removeSection(let id), .moveSection(let id, _): sections.insert(id.fingerprint)
             }
         }
-        return named
+        return (rows, sections)
     }
 
     /// A value for a message: its text, cut short.

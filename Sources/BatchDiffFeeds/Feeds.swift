@@ -125,67 +125,54 @@ public final class Feeds: Sendable {
                     return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body, textCount: 0)
                 }
                 guard condition.holds(forLatest: stored.snapshot.version) else { throw .conditionFailed(id, latest: stored.snapshot.version) }
-                let keeping = key.map { ($0, patch.checksum) }
-                guard stored.snapshot.isList else {
-                    let snapshot = try await Workers.run { () throws(FeedError) in
-                        var collection = try PatchedCollection(stored.snapshot, settings: stored.settings, patch: patch)
-                        try collection.apply(patch)
-                        return try collection.snapshot()
-                    }
-                    let write = try await commit(
-                        snapshot, over: stored, to: id, settings: stored.settings, condition: condition, options: options, keeping: keeping
-                    )
-                    if let write { return write }
-                    continue
+                if let write = try await patched(patch, over: stored, to: id, options: options, keeping: key.map { ($0, patch.checksum) }) {
+                    return write
                 }
-                if let write = try await patchList(patch, over: stored, to: id, options: options, keeping: keeping) { return write }
             }
         }
     }
 
-    /// Applies `patch` to the list `stored` (feed `id`'s latest as just read) and stores the
-    /// version it makes, unless it leaves the list as it was, in time proportional to the
-    /// rows it names (times a logarithm): the rows' order kept from the patch before
-    /// (``RowOrderCache``; read again from the list when there is none), the batch and the
-    /// changes of text found from the rows named (``ListPatchChange``), the version kept as
-    /// its change until it is read whole. `nil` when the store moved on meanwhile.
-    private func patchList(
+    /// Applies `patch` to `stored` (feed `id`'s latest as just read) and stores the version
+    /// it makes, unless it leaves the collection as it was, in time proportional to what it
+    /// names (times a logarithm): the collection as the patch before left it
+    /// (``RowOrderCache``; read again from the version when there is none), the batch and the
+    /// changes of text found from what the ops name (``ListPatchChange``,
+    /// ``SectionedPatchChange``), the version kept as its change until it is read whole. `nil`
+    /// when the store moved on meanwhile.
+    private func patched(
         _ patch: FeedPatch, over stored: StoredSnapshot, to id: FeedID, options: AnswerOptions, keeping key: (key: String, request: UInt64)?
     ) async throws(FeedError) -> FeedWrite? {
         let base = stored.snapshot
-        let (list, change, wasKept) = try await Workers.run { [rowOrders] () throws(FeedError) in
-            let kept = rowOrders.take(id, version: base.version)
+        let (rows, change, wasKept) = try await Workers.run { [rowOrders] () throws(FeedError) in
+            var kept = rowOrders.take(id, version: base.version)
             let wasKept = kept != nil
             // Handed on, not copied: the patch changes the only copy in place.
-            let order = (consume kept) ?? RowOrder(of: base)
-            var list = PatchedList(consume order, idKey: stored.idKey, patch: patch)
-            try list.apply(patch)
-            return (list, try ListPatchChange(list), wasKept)
+            let rows = if let rows = kept.take() { rows } else { try PatchRows(of: base) }
+            let (after, change) = try rows.patched(by: patch, settings: stored.settings)
+            return (after, change, wasKept)
         }
-        guard !change.batch.isEmpty else {
-            return try await unchanged(stored, batch: .list(change.batch), to: id, options: options, keeping: key)
+        guard change.batch.operationCount > 0 else {
+            return try await unchanged(stored, batch: change.batch, to: id, options: options, keeping: key)
         }
         let (next, made) = try await Workers.run { () throws(FeedError) in
             var next = Snapshot(patching: base, by: change.forward, textCount: change.textCount, idKey: stored.idKey).numbered(base.version + 1)
             // Written whole once the changes it is read through pass its text's length: so
             // reading it whole costs at most about twice what writing it whole would.
             if next.chainBytes > next.textCount { next = next.written }
-            let batch = JSONBatch.list(change.batch)
             let members = options.changedMembers
-                ? try Self.changedMembers(of: batch, from: (base.collection, base.bytes), to: next, options: options) : nil
-            let write = try FeedAnswers.write(feed: id.name, version: next.version, changed: true, batch: batch, options: options, changedMembers: members)
-            let full = FeedAnswers.changes(
-                feed: id.name, from: base.version, to: next.version, batch: change.batch, inserted: change.insertedTexts, reloaded: change.reloadedTexts
+                ? try Self.changedMembers(of: change.batch, from: (base.collection, base.bytes), to: next, options: options) : nil
+            let write = try FeedAnswers.write(
+                feed: id.name, version: next.version, changed: true, batch: change.batch, options: options, changedMembers: members
             )
-            return (next, (write: write, changes: FeedAnswers.computed(feed: id.name, from: base.version, latest: next, batch: batch, full: full)))
+            let full = try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: change.values)
+            return (next, (write: write, changes: FeedAnswers.computed(feed: id.name, from: base.version, latest: next, batch: change.batch, full: full)))
         }
         let keptAnswer = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: base, changes: (change.forward, change.backward), keeping: keptAnswer)
         guard try await append(version, answering: made.changes, since: base.version, to: id, settings: stored.settings, after: base.version) else {
             return nil
         }
-        // Read again from the list once the patches' texts it holds pass the list's own.
-        if list.order.patchBytes <= list.order.textCount { rowOrders.keep(list.order, for: id, version: next.version) }
+        if rows.isWorthKeeping { rowOrders.keep(rows, for: id, version: next.version) }
         return FeedWrite(version: next.version, changed: true, body: made.write, textCount: patch.text.count + (wasKept ? 0 : base.textCount))
     }
 

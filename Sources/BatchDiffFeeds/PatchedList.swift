@@ -1,11 +1,27 @@
 import BatchDiffJSON
 
-/// A list feed's rows (a ``RowOrder``) as a ``FeedPatch``'s ops change them, and what each
-/// row the patch names was before its first op: ``change()`` makes the batch and the
-/// changes of text of it (``ListPatchChange``), in time proportional to the rows named
-/// times a logarithm.
+/// A list's rows as patches keep them from one to the next: their order, and the texts
+/// they are read from.
+struct ListRows {
+    var order: RowOrder
+    var texts: RowTexts
+
+    /// The rows of `list`, a list's version (read whole).
+    init(of list: Snapshot) {
+        order = RowOrder(items: list.collection.rows)
+        texts = RowTexts(list.bytes)
+    }
+
+    /// Bytes held, estimated (the version's text aside: its snapshot holds it too).
+    var byteEstimate: Int { order.byteEstimate + texts.patchBytes }
+}
+
+/// A list feed's rows (``ListRows``) as a ``FeedPatch``'s ops change them, and what each
+/// row the patch names was before its first op, from which ``ListPatchChange`` makes the
+/// batch and the changes of text, in time proportional to the rows named times a logarithm.
 struct PatchedList {
-    private(set) var order: RowOrder
+    private(set) var rows: ListRows
+    var order: RowOrder { rows.order }
     /// The rows the patch names that stood in the list before it, by identity.
     private(set) var before: [Fingerprint: RowOrder.PlacedRow] = [:]
     /// The identities of rows the patch added that the list did not have.
@@ -17,13 +33,14 @@ struct PatchedList {
     /// The index of the op being applied, for refusals.
     private var opIndex = 0
 
-    /// The rows of `order`, of a feed whose identity member is `idKey`, to be changed by `patch`.
-    init(_ order: RowOrder, idKey: String, patch: FeedPatch) {
-        self.order = order
+    /// The rows `rows`, of a feed whose identity member is `idKey`, to be changed by `patch`.
+    init(_ rows: consuming ListRows, idKey: String, patch: FeedPatch) {
+        self.rows = rows
+        let order = self.rows.order
         self.idKey = idKey
         oldCount = order.count
         oldTextCount = order.textCount
-        for identity in patch.rowIdentities(idKey: idKey) {
+        for identity in patch.targets(idKey: idKey).rows {
             guard case .row(let row) = order.row(identity) else { continue }
             before[identity] = order.placed(row)
         }
@@ -32,7 +49,7 @@ struct PatchedList {
     /// Applies `patch`'s ops in order; ``FeedError/patchRefused(_:)`` for the first that
     /// cannot be applied (the rows are then to be dropped: they are part changed).
     mutating func apply(_ patch: FeedPatch) throws(FeedError) {
-        let text = order.add(text: patch.text)
+        let text = rows.texts.add(patch.text)
         for (index, op) in patch.ops.enumerated() {
             opIndex = index
             switch op {
@@ -42,22 +59,22 @@ struct PatchedList {
                 let span = item.span
                 let location = RowOrder.TextLocation(text: text, start: Int32(span.lowerBound), count: Int32(span.count))
                 if let row = try row(identity, named: item, required: false) {
-                    order.change(row, content: item.fingerprint, location: location)
+                    rows.order.change(row, content: item.fingerprint, location: location)
                     if let position {
-                        order.detach(row)
+                        rows.order.detach(row)
                         try place(row, at: position)
                     }
                 } else {
                     if before[identity] == nil { added.insert(identity) }
-                    try place(order.newRow(identity: identity, content: item.fingerprint, location: location), at: position ?? .end)
+                    try place(rows.order.newRow(identity: identity, content: item.fingerprint, location: location), at: position ?? .end)
                 }
             case .remove(let id, let section):
                 try refuseSection(section)
-                if let row = try row(id.fingerprint, named: id, required: true) { order.remove(row) }
+                if let row = try row(id.fingerprint, named: id, required: true) { rows.order.remove(row) }
             case .move(let id, let section, let position):
                 try refuseSection(section)
                 if let row = try row(id.fingerprint, named: id, required: true) {
-                    order.detach(row)
+                    rows.order.detach(row)
                     try place(row, at: position)
                 }
             case .upsertSection: throw refused(.invalidShape, "a list feed has no sections; upsertSection is for sectioned feeds")
@@ -85,10 +102,10 @@ struct PatchedList {
     /// Puts `row`, in no position, at `position`.
     private mutating func place(_ row: Int32, at position: FeedPatch.Position) throws(FeedError) {
         switch position {
-        case .start: order.insert(row, at: 0)
-        case .end: order.insert(row, at: order.count)
-        case .before(let anchor): order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)))
-        case .after(let anchor): order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)) + 1)
+        case .start: rows.order.insert(row, at: 0)
+        case .end: rows.order.insert(row, at: order.count)
+        case .before(let anchor): rows.order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)))
+        case .after(let anchor): rows.order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)) + 1)
         }
     }
 

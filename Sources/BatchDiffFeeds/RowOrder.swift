@@ -4,10 +4,10 @@ import BatchDiffJSON
 /// random priorities, ordered by position) whose nodes know their subtree's rows and text
 /// bytes, and their parent. A row's position, the bytes before a position, putting a row at
 /// a position and taking one out each take O(log n) time; rows are found by identity in a
-/// table beside the tree. Each row's text stays where it was read (the text of the version
-/// the order was built from, or a patch's), so nothing is copied.
+/// table beside the tree. Each row's text stays where it was read (``RowTexts``), so nothing
+/// is copied.
 struct RowOrder {
-    /// Where a row's text stands: in which of ``texts``, and where in it.
+    /// Where a row's text stands: in which of the ``RowTexts``, and where in it.
     struct TextLocation {
         var text: Int32
         var start: Int32
@@ -35,19 +35,9 @@ struct RowOrder {
     private var freed: [Int32] = []
     private var byIdentity: [Fingerprint: Int32] = [:]
     private var random = PriorityGenerator()
-    /// The texts rows are read from: the version's the order was built from, then patches'.
-    private(set) var texts: [[UInt8]]
-    /// Bytes of the patches' texts held (the first text aside).
-    private(set) var patchBytes = 0
 
-    /// The rows of `list`, a list's version (read whole).
-    init(of list: Snapshot) {
-        self.init(items: list.collection.rows, text: list.bytes)
-    }
-
-    /// The rows `items` of a list whose compact `text` they stand in.
-    init(items: JSONItems, text: [UInt8]) {
-        texts = [text]
+    /// The rows `items`, whose texts stand in the first of the ``RowTexts``.
+    init(items: some Collection<JSONItem>) {
         nodes.reserveCapacity(items.count)
         byIdentity.reserveCapacity(items.count)
         for item in items {
@@ -99,6 +89,9 @@ struct RowOrder {
         let position: Int
         let content: Fingerprint
         let location: TextLocation
+
+        /// The length of its text.
+        var length: Int { Int(location.count) }
     }
 
     /// The row where it stands now.
@@ -106,13 +99,28 @@ struct RowOrder {
         PlacedRow(position: position(of: row), content: nodes[Int(row)].content, location: nodes[Int(row)].location)
     }
 
-    /// The row's text.
-    func text(of row: Int32) -> ArraySlice<UInt8> { text(at: nodes[Int(row)].location) }
+    /// Where the row's text is.
+    func location(of row: Int32) -> TextLocation { nodes[Int(row)].location }
 
-    /// The text at `location`.
-    func text(at location: TextLocation) -> ArraySlice<UInt8> {
-        let start = Int(location.start)
-        return texts[Int(location.text)][start..<start + Int(location.count)]
+    /// The row's identity.
+    func identity(of row: Int32) -> Fingerprint { nodes[Int(row)].identity }
+
+    /// Every row, in order (time proportional to their number).
+    func rowsInOrder() -> [Int32] {
+        var rows: [Int32] = []
+        rows.reserveCapacity(count)
+        var stack: [Int32] = []
+        var node = root
+        while node >= 0 || !stack.isEmpty {
+            while node >= 0 {
+                stack.append(node)
+                node = nodes[Int(node)].left
+            }
+            node = stack.removeLast()
+            rows.append(node)
+            node = nodes[Int(node)].right
+        }
+        return rows
     }
 
     /// The row's position.
@@ -149,13 +157,6 @@ struct RowOrder {
     func offset(of position: Int) -> Int { 1 + position + bytes(before: position) }
 
     // MARK: Changing
-
-    /// Adds `text` (a patch's) as a text rows can be read from; its number.
-    mutating func add(text: [UInt8]) -> Int32 {
-        texts.append(text)
-        patchBytes += text.count
-        return Int32(texts.count - 1)
-    }
 
     /// A new row of `identity` and `content`, its text at `location`, in no position yet
     /// (``insert(_:at:)`` puts it in one).
@@ -259,9 +260,38 @@ struct RowOrder {
         return second
     }
 
+    /// Bytes a row takes, about: its node, and its entry in the identity table.
+    static let bytesPerRow = MemoryLayout<Node>.stride + 2 * (MemoryLayout<Fingerprint>.stride + 8)
+
     /// Bytes held, estimated.
     var byteEstimate: Int {
-        nodes.capacity * MemoryLayout<Node>.stride + byIdentity.capacity * (MemoryLayout<Fingerprint>.stride + 8) + patchBytes
+        nodes.capacity * MemoryLayout<Node>.stride + byIdentity.capacity * (MemoryLayout<Fingerprint>.stride + 8)
+    }
+}
+
+/// The texts rows are read from (``RowOrder/TextLocation``): the version's an order was
+/// built from, then each patch's.
+struct RowTexts {
+    private var texts: [[UInt8]]
+    /// Bytes of the patches' texts held (the first text aside).
+    private(set) var patchBytes = 0
+
+    /// Texts starting with `text`, a version's.
+    init(_ text: [UInt8]) {
+        texts = [text]
+    }
+
+    /// Adds `text` (a patch's) as a text rows can be read from; its number.
+    mutating func add(_ text: [UInt8]) -> Int32 {
+        texts.append(text)
+        patchBytes += text.count
+        return Int32(texts.count - 1)
+    }
+
+    /// The text at `location`.
+    subscript(location: RowOrder.TextLocation) -> ArraySlice<UInt8> {
+        let start = Int(location.start)
+        return texts[Int(location.text)][start..<start + Int(location.count)]
     }
 }
 

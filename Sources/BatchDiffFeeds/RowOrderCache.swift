@@ -1,13 +1,13 @@
 import Synchronization
 
-/// The row orders (``RowOrder``) of list feeds' latest versions, kept between patches so
-/// that a patch does not read the whole list again. An order is taken out for a patch and
-/// kept again with the version the patch made; within a byte budget, the order kept
-/// longest ago is dropped first.
+/// Feeds' latest collections as patches keep them (``PatchRows``), kept between patches so
+/// that a patch does not read the whole collection again. One is taken out for a patch and
+/// kept again with the version the patch made; within a byte budget, the one kept longest
+/// ago is dropped first.
 final class RowOrderCache: Sendable {
     private struct Entry {
         let version: Int
-        let order: RowOrder
+        let rows: PatchRows
         let bytes: Int
         let kept: Int
     }
@@ -32,18 +32,18 @@ final class RowOrderCache: Sendable {
         self.budget = budget
     }
 
-    /// The order of version `version` of feed `id`, taken out; `nil` when none is kept for
-    /// that version (one kept for another is dropped).
-    func take(_ id: FeedID, version: Int) -> RowOrder? {
+    /// The collection of version `version` of feed `id`, taken out; `nil` when none is kept
+    /// for that version (one kept for another is dropped).
+    func take(_ id: FeedID, version: Int) -> PatchRows? {
         state.withLock { state in
             guard let entry = state.remove(id), entry.version == version else { return nil }
-            return entry.order
+            return entry.rows
         }
     }
 
-    /// Keeps `order`, of version `version` of feed `id`.
-    func keep(_ order: RowOrder, for id: FeedID, version: Int) {
-        let bytes = order.byteEstimate
+    /// Keeps `rows`, of version `version` of feed `id`.
+    func keep(_ rows: PatchRows, for id: FeedID, version: Int) {
+        let bytes = rows.byteEstimate
         guard bytes <= budget else { return }
         state.withLock { state in
             _ = state.remove(id)
@@ -51,12 +51,12 @@ final class RowOrderCache: Sendable {
                 _ = state.remove(oldest)
             }
             state.keeps += 1
-            state.entries[id] = Entry(version: version, order: order, bytes: bytes, kept: state.keeps)
+            state.entries[id] = Entry(version: version, rows: rows, bytes: bytes, kept: state.keeps)
             state.bytes += bytes
         }
     }
 
-    /// Drops the order of feed `id`, if kept.
+    /// Drops the collection kept for feed `id`, if any.
     func drop(_ id: FeedID) {
         state.withLock { _ = $0.remove(id) }
     }

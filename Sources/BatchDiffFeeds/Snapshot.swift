@@ -50,12 +50,12 @@ public struct Snapshot: Sendable {
         storage = .whole(whole)
     }
 
-    /// The list `base` changed by `change` (a ``TextDelta`` of its text), its items read
-    /// with `idKey`, of `textCount` bytes: written whole when first read.
+    /// The collection `base` changed by `change` (a ``TextDelta`` of its text), its items
+    /// read with `idKey`, of `textCount` bytes: written whole when first read.
     init(patching base: Snapshot, by change: TextDelta, textCount: Int, idKey: String) {
         version = 0
         self.textCount = textCount
-        isList = true
+        isList = base.isList
         storage = .patched(PatchedText(base: base, change: change, idKey: idKey))
     }
 
@@ -147,7 +147,7 @@ extension Snapshot.Whole {
     }
 }
 
-/// A list version a patch made, kept as the version it was made from and the change of text
+/// A version a patch made, kept as the version it was made from and the change of text
 /// that makes it until it is first read whole; then written once (composing the changes
 /// down to a version kept whole, applying them, and reading the text) and kept whole.
 final class PatchedText: Sendable {

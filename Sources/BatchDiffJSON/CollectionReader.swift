@@ -60,8 +60,9 @@ extension JSONValue {
         return value.fingerprint
     }
 
-    /// The content of a section's header: every member but the first `items`.
-    var headerContent: Fingerprint {
+    /// The content of a section's header: every member but the first `items` (what a
+    /// section's ``JSONSectionHeader`` holds as its content).
+    public var headerContent: Fingerprint {
         var sum = Fingerprint(high: 0, low: 0)
         var count = 0
         var itemsSeen = false

@@ -53,9 +53,13 @@ extension ServerTestCase {
         for held in versions.suffix(30) + [(0, 0, document([]))] {
             let fromPatched = assertJSON(try client.get("/feeds/patched-\(shape)/changes?since=\(held.patched)"))
             XCTAssertEqual(int(fromPatched["to"]), version)
-            guard sectioned || held.patched != version - 1 else {
+            guard held.patched != version - 1 else {
                 try checkBatch(fromPatched, from: held.data, to: document(data), sectioned: sectioned, client: client, step: patches, body: "since \(held.patched)")
-                checkListValues(fromPatched, from: held.data as? [[String: Any]] ?? [], to: data)
+                if sectioned {
+                    checkSectionedValues(fromPatched, from: (held.data as? [String: Any])?["sections"] as? [[String: Any]] ?? [], to: data)
+                } else {
+                    checkListValues(fromPatched, from: held.data as? [[String: Any]] ?? [], to: data)
+                }
                 continue
             }
             let fromWhole = assertJSON(try client.get("/feeds/whole-\(shape)/changes?since=\(held.whole)"))
@@ -94,6 +98,31 @@ extension ServerTestCase {
             canonicalJSON(new.first { canonicalJSON($0["id"] ?? 0) == canonicalJSON(old[index]["id"] ?? 0) } ?? [:])
         }
         XCTAssertEqual((values["reloaded"] as? [Any] ?? []).map(canonicalJSON), reloaded)
+    }
+
+    /// The `values` of a sectioned `changes` answer: the new rows it inserts, the new content
+    /// of the rows it reloads, each inserted section whole and each updated one's header
+    /// (without `items`), in its order.
+    private func checkSectionedValues(_ answer: [String: Any], from old: [[String: Any]], to new: [[String: Any]]) {
+        let rows = answer["rows"] as? [String: Any] ?? [:]
+        let sections = answer["sections"] as? [String: Any] ?? [:]
+        let values = answer["values"] as? [String: Any] ?? [:]
+        let rowValues = values["rows"] as? [String: Any] ?? [:]
+        let sectionValues = values["sections"] as? [String: Any] ?? [:]
+        let items = { (sections: [[String: Any]], path: [Int]) in (sections[path[0]]["items"] as? [Any] ?? [])[path[1]] }
+        let inserted = (rows["inserted"] as? [[Int]] ?? []).map { canonicalJSON(items(new, $0)) }
+        XCTAssertEqual((rowValues["inserted"] as? [Any] ?? []).map(canonicalJSON), inserted)
+        let newRows = new.flatMap { $0["items"] as? [[String: Any]] ?? [] }
+        let reloaded = (rows["reloaded"] as? [[Int]] ?? []).map { path in
+            let id = canonicalJSON((items(old, path) as? [String: Any])?["id"] ?? 0)
+            return canonicalJSON(newRows.first { canonicalJSON($0["id"] ?? 0) == id } ?? [:])
+        }
+        XCTAssertEqual((rowValues["reloaded"] as? [Any] ?? []).map(canonicalJSON), reloaded)
+        XCTAssertEqual((sectionValues["inserted"] as? [Any] ?? []).map(canonicalJSON), (sections["inserted"] as? [Int] ?? []).map { canonicalJSON(new[$0]) })
+        XCTAssertEqual(
+            (sectionValues["updated"] as? [Any] ?? []).map(canonicalJSON),
+            (sections["updated"] as? [Int] ?? []).map { canonicalJSON(new[$0].filter { $0.key != "items" }) }
+        )
     }
 
     private func operationCount(_ answer: [String: Any]) -> Int {

@@ -1,0 +1,193 @@
+import BatchDiffJSON
+
+/// A sectioned collection as patches keep it from one to the next: its sections in a counted
+/// order (``RowOrder``, each section weighing its whole text), each section's header text
+/// around its `items` array and its rows in an order of their own, the texts rows are read
+/// from, and every row identity's count, with a section that has it.
+struct SectionedRows {
+    /// One section: its text before and after its `items` array, and its rows.
+    struct Section {
+        /// The section's text up to its `items` array (without the `[`), and after it.
+        var prefix: ArraySlice<UInt8>
+        var suffix: ArraySlice<UInt8>
+        var rows: RowOrder
+
+        /// The length of the section's compact text.
+        var textCount: Int { prefix.count + rows.textCount + suffix.count }
+    }
+
+    /// The sections; each node's text location counts the section's whole text.
+    private(set) var order: RowOrder
+    /// Each section by its node in `order` (`nil`: removed).
+    private var sections: [Section?]
+    var texts: RowTexts
+    /// The collection's text before and after its `sections` array (without its brackets).
+    let outer: (prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>)
+    /// Every row identity: how many rows have it, and a section one of them is in (-1 when
+    /// it must be looked for: a repeat went with a removed section).
+    private var rowIdentities: [Fingerprint: (section: Int32, count: Int32)] = [:]
+    private(set) var rowCount = 0
+
+    /// The sections of `snapshot`, a sectioned version (read whole).
+    init(of snapshot: Snapshot) throws(FeedError) {
+        guard case .sectioned(let all) = snapshot.collection else { throw .internalFailure("a list patched as sections") }
+        let text = snapshot.bytes
+        texts = RowTexts(text)
+        guard let start = all.first?.header.span.lowerBound ?? Self.emptyArray(in: text) else {
+            throw .internalFailure("a sectioned version without its sections")
+        }
+        let end = all.last.map { $0.header.span.upperBound + 1 } ?? start + 1
+        outer = (text[0..<start - 1], text[end..<text.count])
+        sections = []
+        sections.reserveCapacity(all.count)
+        order = RowOrder(items: all.map(\.header))
+        for section in all {
+            let span = section.header.span
+            let items = try Self.itemsArray(of: section, in: text)
+            let node = Int32(sections.count)
+            sections.append(Section(prefix: text[span.lowerBound..<items.lowerBound], suffix: text[items.upperBound..<span.upperBound], rows: RowOrder(items: section.items)))
+            for item in section.items { count(item.identity, in: node, by: 1) }
+        }
+    }
+
+    /// Where a section's `items` array stands in the compact `text`: right around its rows
+    /// when it has some, else read from the section's own text.
+    private static func itemsArray(of section: JSONSection, in text: [UInt8]) throws(FeedError) -> Range<Int> {
+        if let first = section.items.first, let last = section.items.last { return first.span.lowerBound - 1..<last.span.upperBound + 1 }
+        let span = section.header.span
+        guard let value = try? JSONDocument(bytes: Array(text[span])).root.member(named: "items") else {
+            throw .internalFailure("a section without its items")
+        }
+        return span.lowerBound + value.span.lowerBound..<span.lowerBound + value.span.upperBound
+    }
+
+    /// Where the empty `sections` array of the compact `text` stands (after its `[`).
+    private static func emptyArray(in text: [UInt8]) -> Int? {
+        guard let sections = try? JSONDocument(bytes: text).root.member(named: "sections") else { return nil }
+        return sections.span.lowerBound + 1
+    }
+
+    // MARK: Reading
+
+    /// The length of the collection's compact text.
+    var textCount: Int { outer.prefix.count + order.textCount + outer.suffix.count }
+
+    /// The section at node `node`.
+    subscript(node: Int32) -> Section { sections[Int(node)]! }
+
+    /// Where section `node`'s text starts in the collection's text.
+    func offset(of node: Int32) -> Int { outer.prefix.count + order.offset(of: order.position(of: node)) }
+
+    /// What the collection holds of a row identity.
+    enum RowLookup: Equatable {
+        case none
+        case repeated
+        case row(section: Int32, row: Int32)
+    }
+
+    /// The row of `identity`, and its section.
+    func row(_ identity: Fingerprint) -> RowLookup {
+        guard let found = rowIdentities[identity] else { return .none }
+        guard found.count == 1 else { return .repeated }
+        let section = found.section >= 0
+            ? Int(found.section) : sections.indices.first { sections[$0].map { $0.rows.row(identity) != .none } ?? false }
+        guard let section, let rows = sections[section]?.rows, case .row(let row) = rows.row(identity) else { return .none }
+        return .row(section: Int32(section), row: row)
+    }
+
+    /// How many rows have `identity`, and a section one of them is in.
+    func rowIdentity(_ identity: Fingerprint) -> (section: Int32, count: Int32)? { rowIdentities[identity] }
+
+    /// The header of section `node` as a JSON document: its text with its `items` empty.
+    func headerText(of node: Int32) -> [UInt8] {
+        let section = self[node]
+        return Array(section.prefix) + Array("[]".utf8) + Array(section.suffix)
+    }
+
+    /// Section `node`'s whole compact text (time proportional to its length).
+    func text(of node: Int32) -> [UInt8] {
+        let section = self[node]
+        var text = Array(section.prefix)
+        text.reserveCapacity(section.textCount)
+        text.append(UInt8(ascii: "["))
+        for (index, row) in section.rows.rowsInOrder().enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            text += texts[section.rows.location(of: row)]
+        }
+        text.append(UInt8(ascii: "]"))
+        text += section.suffix
+        return text
+    }
+
+    // MARK: Changing
+
+    /// Changes section `node`'s rows by `change`, and its length in the order after.
+    mutating func changeRows<Result>(of node: Int32, _ change: (inout RowOrder) -> Result) -> Result {
+        var section = sections[Int(node)].take()!
+        let result = change(&section.rows)
+        sections[Int(node)] = section
+        resize(node)
+        return result
+    }
+
+    /// Gives section `node` the header `prefix`/`suffix` of content `content`.
+    mutating func setHeader(of node: Int32, prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>, content: Fingerprint) {
+        sections[Int(node)]!.prefix = prefix
+        sections[Int(node)]!.suffix = suffix
+        order.change(node, content: content, location: textLocation(of: node))
+    }
+
+    /// Counts `by` more rows of `identity` (fewer when negative), one of them in `section`.
+    mutating func count(_ identity: Fingerprint, in section: Int32, by delta: Int32) {
+        let found = rowIdentities[identity]
+        let count = (found?.count ?? 0) + delta
+        rowCount += Int(delta)
+        guard count > 0 else {
+            rowIdentities[identity] = nil
+            return
+        }
+        // A repeat left alone is looked for in every section when named (rare: its other
+        // row went with a removed section, or moved).
+        let known = delta > 0 ? section : (count == 1 ? -1 : found?.section ?? -1)
+        rowIdentities[identity] = (known, count)
+    }
+
+    /// A new section of `identity`, header `prefix`/`suffix` and content `content`, with no
+    /// rows, in no position yet (``place(_:at:)``).
+    mutating func newSection(identity: Fingerprint, content: Fingerprint, prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>) -> Int32 {
+        let section = Section(prefix: prefix, suffix: suffix, rows: RowOrder(items: [JSONItem]()))
+        let location = RowOrder.TextLocation(text: 0, start: 0, count: Int32(section.textCount))
+        let node = order.newRow(identity: identity, content: content, location: location)
+        if Int(node) >= sections.count { sections.append(contentsOf: repeatElement(nil, count: Int(node) + 1 - sections.count)) }
+        sections[Int(node)] = section
+        return node
+    }
+
+    /// Puts section `node`, in no position, at `position`.
+    mutating func place(_ node: Int32, at position: Int) { order.insert(node, at: position) }
+
+    /// Takes section `node` out of its position.
+    mutating func detach(_ node: Int32) { order.detach(node) }
+
+    /// Removes section `node` and its rows; the section as it was.
+    mutating func removeSection(_ node: Int32) -> Section {
+        let section = sections[Int(node)].take()!
+        order.remove(node)
+        for row in section.rows.rowsInOrder() { count(section.rows.identity(of: row), in: node, by: -1) }
+        return section
+    }
+
+    private func textLocation(of node: Int32) -> RowOrder.TextLocation {
+        RowOrder.TextLocation(text: 0, start: 0, count: Int32(sections[Int(node)]!.textCount))
+    }
+
+    /// Brings section `node`'s length in the order up to date.
+    private mutating func resize(_ node: Int32) {
+        order.change(node, content: order.placed(node).content, location: textLocation(of: node))
+    }
+
+    /// Bytes held, estimated (the version's text aside: its snapshot holds it too).
+    var byteEstimate: Int {
+        order.byteEstimate + sections.capacity * MemoryLayout<Section?>.stride + rowCount * RowOrder.bytesPerRow + texts.patchBytes
+    }
+}
