@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Signature checks of signed tokens (HMAC, Ed25519, P-256): never cryptography of our own.
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // The differ: batch types, matching, moves, apply. Knows nothing of JSON or HTTP.
@@ -69,11 +71,14 @@ let package = Package(
             name: "HTTPServer",
             dependencies: ["CMicroHTTPDShim", "CGlibcExtras", "Gzip", .product(name: "Metrics", package: "swift-metrics")]
         ),
+        // Signed tokens per feed: a JWK Set's keys, each pinned to its algorithm, and the
+        // claims a token grants. Knows nothing of HTTP.
+        .target(name: "BatchDiffTokens", dependencies: ["BatchDiffJSON", .product(name: "Crypto", package: "swift-crypto")]),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
             name: "BatchDiffEndpoints",
             dependencies: [
-                "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "HTTPServer", "Gzip",
+                "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "BatchDiffTokens", "HTTPServer", "Gzip",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -85,10 +90,12 @@ let package = Package(
             name: "batchdiff",
             dependencies: [
                 "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff", "BatchDiffClient",
+                "BatchDiffTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
@@ -102,7 +109,10 @@ let package = Package(
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(
             name: "BatchDiffServiceTests",
-            dependencies: ["batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "Gzip", "TestSupport"]
+            dependencies: [
+                "batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "Gzip", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ]
 )

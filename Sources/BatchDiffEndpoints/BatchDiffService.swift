@@ -21,6 +21,8 @@ public final class BatchDiffService: Sendable {
     private let accessLog: AccessLog
     /// Gives back what big feed writes freed, once they pause (``returnFreedMemory(after:)``).
     let freedMemory = FreedMemoryReturn()
+    /// The parked long polls and event streams of each client, within their limit.
+    let clientStreams: ClientStreams
 
     /// Where a finished request's ``AccessLine`` goes, while `logger` logs at `info` or below.
     public typealias AccessLog = @Sendable (AccessLine) -> Void
@@ -38,6 +40,7 @@ public final class BatchDiffService: Sendable {
         self.metricsRegistry = metricsRegistry
         self.accessLog = accessLog
         feeds = Feeds(store: store, maxFeedMemory: configuration.maxFeedMemory)
+        clientStreams = ClientStreams(limit: configuration.maxStreamsPerClient)
     }
 
     /// Decides about a request from its head: refused (no such route, a method the route
@@ -173,42 +176,6 @@ public final class BatchDiffService: Sendable {
     /// free for the quick requests of everyone else.
     private static let offloadedBodySize = 256 << 10
 
-    /// Writes need the write token when one is configured, else the read token if that is.
-    func authorizeWrite(_ request: HTTPRequest) throws(Problem) {
-        try authorize(request, tokens: [configuration.writeToken ?? configuration.readToken])
-    }
-
-    /// Reads need a token only when a read token is configured; the write token also reads.
-    /// A GET without `Authorization` may send the read token as the `access_token` query
-    /// parameter instead (RFC 6750 §2.3: a browser's `EventSource` cannot send headers); it
-    /// is never logged, as no query is. The write token is never taken from a URL, where
-    /// histories and proxies keep it.
-    func authorizeRead(_ request: HTTPRequest) throws(Problem) {
-        guard let readToken = configuration.readToken else { return }
-        if request.header("authorization") == nil, ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] {
-            return try Self.check(Array(parameter.utf8), against: [readToken])
-        }
-        try authorize(request, tokens: [configuration.readToken, configuration.writeToken])
-    }
-
-    /// Checks the bearer token of `Authorization` when one of `tokens` is configured: 401
-    /// without, 403 wrong.
-    private func authorize(_ request: HTTPRequest, tokens: [String?]) throws(Problem) {
-        let configured = tokens.compactMap { $0 }
-        guard !configured.isEmpty else { return }
-        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
-            throw Problem.unauthorized
-        }
-        try Self.check(Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") }), against: configured)
-    }
-
-    /// 403 unless `offered` is one of `tokens`. Every token is compared, in full, so timing
-    /// tells nothing.
-    private static func check(_ offered: [UInt8], against tokens: [String]) throws(Problem) {
-        let matches = tokens.map { constantTimeEqual(offered, Array($0.utf8)) }
-        guard matches.contains(true) else { throw Problem.forbidden }
-    }
-
     /// A body is JSON: `application/json`, a `+json` type, or no type at all.
     static func checkContentType(_ request: HTTPRequest) throws(Problem) {
         guard let contentType = request.header("content-type") else { return }
@@ -234,15 +201,6 @@ public final class BatchDiffService: Sendable {
             throw Problem.malformedJSON(error)
         }
     }
-}
-
-/// Compares two byte strings in time that depends on their lengths only.
-func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
-    for index in 0..<max(lhs.count, rhs.count) {
-        difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
-    }
-    return difference == 0
 }
 
 extension HTTPResponse {

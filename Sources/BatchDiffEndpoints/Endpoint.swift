@@ -3,13 +3,15 @@ import HTTPServer
 /// One row of the endpoint table: the methods and path a route answers, the token it
 /// needs, the body it reads, and what answers it.
 struct Endpoint: Sendable {
-    /// Who may call an endpoint (docs/errors.md: 401 and 403).
+    /// Who may call an endpoint (docs/security.md; docs/errors.md: 401 and 403).
     enum Access: Sendable {
         /// Anyone: health and metrics.
         case open
-        /// The read token, when one is configured; the write token also reads.
+        /// The read token, when one is configured (the write token also reads), or a signed
+        /// token with read scope naming the feed, when keys are configured.
         case read
-        /// The write token, or the read token when only that one is configured.
+        /// The write token, or the read token when only that one is configured, or a signed
+        /// token with write scope naming the feed, when keys are configured.
         case write
     }
 

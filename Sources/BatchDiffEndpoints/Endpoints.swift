@@ -47,11 +47,7 @@ extension BatchDiffService {
         guard let endpoint = route.endpoints.first(where: { $0.methods.contains(request.method) }) else {
             throw Problem.methodNotAllowed(request.method, request.path, allowed: route.allowed)
         }
-        switch endpoint.access {
-        case .open: break
-        case .read: try authorizeRead(request)
-        case .write: try authorizeWrite(request)
-        }
+        if endpoint.access != .open { _ = try authorize(request, endpoint.access, feed: parameters[ifPresent: "id"]) }
         switch endpoint.body {
         case .none: break
         case .json: try Self.checkContentType(request)

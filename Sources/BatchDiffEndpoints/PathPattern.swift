@@ -69,4 +69,7 @@ struct PathParameters: Sendable {
         }
         return value
     }
+
+    /// The value of the parameter `name`, when the pattern declares it.
+    subscript(ifPresent name: String) -> String? { values.first { $0.name == name }?.value }
 }

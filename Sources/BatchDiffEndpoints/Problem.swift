@@ -157,6 +157,32 @@ extension Problem {
     )
 
     static let forbidden = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "the bearer token is not valid here")
+
+    /// A signed token that does not verify, or is expired, not yet valid or for another
+    /// audience (RFC 6750 §3.1).
+    static func invalidToken(_ detail: String) -> Problem {
+        Problem(
+            status: 401, code: "invalid_token", title: "Invalid token", detail: detail,
+            headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
+        )
+    }
+
+    /// A client that holds as many parked long polls and event streams as it may.
+    static func tooManyStreams(limit: Int) -> Problem {
+        Problem(
+            status: 429, code: "too_many_streams", title: "Too many streams",
+            detail: "this client holds \(limit) parked long polls and event streams, as many as it may; close one, or retry later",
+            headers: [("Retry-After", "5")]
+        )
+    }
+
+    /// A valid signed token without the scope, or the feed, a request needs (RFC 6750 §3.1).
+    static func insufficientScope(_ detail: String) -> Problem {
+        Problem(
+            status: 403, code: "insufficient_scope", title: "Insufficient scope", detail: detail,
+            headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]
+        )
+    }
 }
 
 extension Problem {

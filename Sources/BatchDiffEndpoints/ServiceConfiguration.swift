@@ -1,3 +1,5 @@
+import BatchDiffTokens
+
 /// What the service enforces beyond HTTP: tokens, the memory feeds may hold, long-poll
 /// limits (retention in versions is the store's).
 public struct ServiceConfiguration: Sendable {
@@ -6,6 +8,12 @@ public struct ServiceConfiguration: Sendable {
     /// When set, feed reads and `POST /diff` need `Authorization: Bearer <token>` (the
     /// write token is accepted too).
     public var readToken: String?
+    /// When set, signed tokens verified by these keys grant reads and writes of the feeds
+    /// they name (docs/security.md).
+    public var tokenKeys: TokenKeyring?
+    /// When set, the parked long polls and event streams one client may hold at once
+    /// (docs/security.md): beyond it, 429 `too_many_streams`.
+    public var maxStreamsPerClient: Int?
     /// Bytes all feeds may hold in memory (the answers kept and what the store keeps in memory).
     public var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.

@@ -19,5 +19,14 @@ public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
+    /// The first text above every id that begins with `prefix` (an id's characters are
+    /// ASCII, compared byte by byte): where the prefix's range of ids ends; `nil` for the
+    /// empty prefix, whose range has no end.
+    public static func rangeEnd(ofPrefix prefix: String) -> String? {
+        guard var last = prefix.utf8.last else { return nil }
+        last += 1
+        return String(decoding: prefix.utf8.dropLast() + [last], as: UTF8.self)
+    }
+
     public static func < (lhs: FeedID, rhs: FeedID) -> Bool { lhs.name < rhs.name }
 }

@@ -11,33 +11,33 @@ struct FeedIndex<Feed> {
     mutating func insert(_ feed: Feed, as id: FeedID) -> Bool {
         guard byID[id] == nil else { return false }
         byID[id] = feed
-        ids.insert(id, at: position(after: nil, of: id))
+        ids.insert(id, at: position(above: id.name, orAt: true))
         return true
     }
 
     /// Removes and returns the feed `id`.
     mutating func remove(_ id: FeedID) -> Feed? {
         guard let feed = byID.removeValue(forKey: id) else { return nil }
-        ids.remove(at: position(after: nil, of: id))
+        ids.remove(at: position(above: id.name, orAt: true))
         return feed
     }
 
-    /// Up to `limit` ids after `after` (from the first when `nil`), in order, and whether
-    /// more follow.
-    func page(after: FeedID?, limit: Int) -> (ids: ArraySlice<FeedID>, more: Bool) {
-        let start = after.map { position(after: $0, of: $0) } ?? 0
-        let end = min(start + limit, ids.count)
-        return (ids[start..<end], end < ids.count)
+    /// Up to `limit` ids after `after` (from the first when `nil`) that begin with
+    /// `prefix`, in order, and whether more follow.
+    func page(after: FeedID?, prefix: String, limit: Int) -> (ids: ArraySlice<FeedID>, more: Bool) {
+        let start = max(after.map { position(above: $0.name, orAt: false) } ?? 0, position(above: prefix, orAt: true))
+        let rangeEnd = FeedID.rangeEnd(ofPrefix: prefix).map { position(above: $0, orAt: true) } ?? ids.count
+        let end = max(start, min(start + limit, rangeEnd))
+        return (ids[start..<end], end < rangeEnd)
     }
 
-    /// The first position of `ids` holding an id above `bound` (`after` given), or not below
-    /// it (`after` nil).
-    private func position(after: FeedID?, of bound: FeedID) -> Int {
+    /// The first position of `ids` holding an id above `bound`, or at it when `orAt`.
+    private func position(above bound: String, orAt: Bool) -> Int {
         var low = 0
         var high = ids.count
         while low < high {
             let middle = (low + high) / 2
-            if ids[middle] < bound || (after != nil && ids[middle] == bound) { low = middle + 1 } else { high = middle }
+            if ids[middle].name < bound || (!orAt && ids[middle].name == bound) { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -44,10 +44,10 @@ public protocol FeedStore: Sendable {
     /// Removes feed `id`; returns whether it existed.
     func delete(_ id: FeedID) async throws(FeedError) -> Bool
 
-    /// Up to `limit` feeds with ids above `after` (from the first when `nil`), with their
-    /// latest versions, in id order, and whether more follow; from an index, never by
-    /// reading every feed.
-    func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage
+    /// Up to `limit` feeds with ids above `after` (from the first when `nil`) that begin
+    /// with `prefix`, with their latest versions, in id order, and whether more follow; from
+    /// an index, by the range of ids the prefix spans, never by reading every feed.
+    func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage
 
     /// Calls `observer` for every change of any feed from now on (a new version, a
     /// deletion), whichever process made it. Long polls are woken through it.
@@ -65,6 +65,11 @@ public protocol FeedStore: Sendable {
 }
 
 extension FeedStore {
+    /// Up to `limit` feeds with ids above `after`, whatever their prefix.
+    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+        try await list(after: after, prefix: "", limit: limit)
+    }
+
     /// A store that keeps every retained version's text reads it again.
     public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
         try await snapshot(at: version, of: id)?.collection

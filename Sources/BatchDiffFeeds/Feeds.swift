@@ -366,6 +366,27 @@ public final class Feeds: Sendable {
         FeedAnswers.list(try await store.list(after: after, limit: limit))
     }
 
+    /// The feeds whose ids `patterns` name (each an exact id, or a prefix), as ``list(after:limit:)``
+    /// answers: each pattern's range of ids read from the store's index, merged.
+    public func list(after: FeedID?, limit: Int, matching patterns: [(text: String, isPrefix: Bool)]) async throws(FeedError) -> [UInt8] {
+        var found: [FeedID: FeedSummary] = [:]
+        var more = false
+        for pattern in patterns {
+            if pattern.isPrefix {
+                let page = try await store.list(after: after, prefix: pattern.text, limit: limit)
+                for feed in page.feeds { found[feed.id] = feed }
+                more = more || page.more
+            } else if after.map({ pattern.text > $0.name }) ?? true {
+                // An id is the first of the ids it begins.
+                if let first = try await store.list(after: nil, prefix: pattern.text, limit: 1).feeds.first, first.id.name == pattern.text {
+                    found[first.id] = first
+                }
+            }
+        }
+        let feeds = found.values.sorted { $0.id < $1.id }
+        return FeedAnswers.list(FeedPage(feeds: Array(feeds.prefix(limit)), more: more || feeds.count > limit))
+    }
+
     /// Whether the store answers now (readiness).
     public var isStoreAvailable: Bool { store.isAvailable }
 

@@ -84,9 +84,9 @@ public final class MemoryFeedStore: FeedStore {
         return true
     }
 
-    public func list(after: FeedID?, limit: Int) throws(FeedError) -> FeedPage {
+    public func list(after: FeedID?, prefix: String, limit: Int) throws(FeedError) -> FeedPage {
         let (page, more) = feeds.withLock { index in
-            let (ids, more) = index.page(after: after, limit: limit)
+            let (ids, more) = index.page(after: after, prefix: prefix, limit: limit)
             return (ids.compactMap { id in index[id].map { (id, $0) } }, more)
         }
         return FeedPage(feeds: page.compactMap { id, feed in feed.latest.map { FeedSummary(id: id, version: $0.version) } }, more: more)

@@ -180,6 +180,12 @@ public struct JSONValue: Sendable {
         return Int(String(decoding: text, as: UTF8.self))
     }
 
+    /// The value as a floating-point number, if it is a number (the nearest `Double`).
+    public var double: Double? {
+        guard kind == .number else { return nil }
+        return Double(String(decoding: text, as: UTF8.self))
+    }
+
     /// The value as a Boolean, if it is one.
     public var bool: Bool? {
         switch kind {

@@ -248,11 +248,12 @@ public final class PostgresFeedStore: FeedStore {
         }
     }
 
-    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+    public func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
         let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
+            // The prefix's range of ids (compared byte by byte: the column's collation is "C").
             try connection.query(
-                "SELECT id, latest FROM batchdiff_feeds WHERE id > $1 ORDER BY id LIMIT $2",
-                [.text(after?.name ?? ""), .integer(limit + 1)], deadline: deadline
+                "SELECT id, latest FROM batchdiff_feeds WHERE id > $1 AND id >= $2 AND id < $3 ORDER BY id LIMIT $4",
+                [.text(after?.name ?? ""), .text(prefix), .text(FeedID.rangeEnd(ofPrefix: prefix) ?? "\u{7F}"), .integer(limit + 1)], deadline: deadline
             )
         }
         let feeds = (0..<min(rows.count, limit)).compactMap { row in

@@ -288,11 +288,12 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return true
     }
 
-    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+    public func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
         try await run { connection throws(FeedError) -> FeedPage in
             try Self.sql { () throws(SQLiteError) -> FeedPage in
-                let select = try connection.prepare("SELECT id, latest FROM feeds WHERE id > ? ORDER BY id LIMIT ?")
-                try select.bind(.text(after?.name ?? ""), .integer(limit + 1))
+                // The prefix's range of ids, by the primary key's index.
+                let select = try connection.prepare("SELECT id, latest FROM feeds WHERE id > ? AND id >= ? AND id < ? ORDER BY id LIMIT ?")
+                try select.bind(.text(after?.name ?? ""), .text(prefix), .text(FeedID.rangeEnd(ofPrefix: prefix) ?? "\u{7F}"), .integer(limit + 1))
                 var feeds: [FeedSummary] = []
                 while try select.step() {
                     guard let id = try? FeedID(select.text(at: 0)) else { continue }

@@ -11,13 +11,19 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     /// The whole body.
     public var body: [UInt8]
+    /// The address of the client the request came from (behind a proxy: the proxy's);
+    /// empty when it is not known.
+    public var clientAddress: String
 
-    public init(method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:], body: [UInt8] = [], clientAddress: String = ""
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.query = query
         self.body = body
+        self.clientAddress = clientAddress
     }
 
     /// The value of the header `name` (any case).

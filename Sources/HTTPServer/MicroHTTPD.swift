@@ -54,6 +54,15 @@ struct Connection: @unchecked Sendable {
     /// The query arguments, percent-decoded, by name as sent, the first of repeats.
     func queryArguments() -> [String: String] { values(.GET_ARGUMENT_KIND, isHeader: false) }
 
+    /// The client's address, numeric (`127.0.0.1`, `::1`); empty when it is not known.
+    func clientAddress() -> String {
+        guard let address = bd_connection_info(pointer, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr else { return "" }
+        let length = address.pointee.sa_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private func values(_ kind: MHD_ValueKind, isHeader: Bool) -> [String: String] {
         var collected = (values: [String: String](), isHeader: isHeader)
         withUnsafeMutablePointer(to: &collected) { collected in
@@ -257,6 +266,7 @@ final class RequestState {
     let started = MonotonicTime.nanoseconds()
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
+    var clientAddress = ""
     /// The service's decision from the head, kept until the body is in.
     var admission: HTTPAdmission?
     var body: [UInt8] = []

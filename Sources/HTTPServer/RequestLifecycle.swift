@@ -83,6 +83,7 @@ final class RequestLifecycle: Sendable {
             return answer(state, with: refusal(.busy(retryAfter: Self.busyRetryAfter)), on: connection, close: true)
         }
         state.query = connection.queryArguments()
+        state.clientAddress = connection.clientAddress()
         // Repeated lines of one header are joined with ", ": two lengths, or one list of them.
         if let length = state.headers["content-length"], length.isEmpty || !length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             return answer(state, with: refusal(.ambiguousFraming("Content-Length: expected one decimal length, not \(length.prefix(60).debugDescription)")), on: connection, close: true)
@@ -91,7 +92,7 @@ final class RequestLifecycle: Sendable {
         if let contentLength, contentLength > bodyLimit {
             return answer(state, with: refusal(.bodyTooLarge(limit: bodyLimit)), on: connection, close: true)
         }
-        let admission = admit(HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query))
+        let admission = admit(HTTPRequest(method: state.method, path: state.path, headers: state.headers, query: state.query, clientAddress: state.clientAddress))
         if case .refused(let response, _) = admission, (contentLength ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
             return answer(state, with: response, on: connection, close: true)
         }
@@ -206,7 +207,8 @@ final class RequestLifecycle: Sendable {
             method: state.method, path: state.path,
             headers: state.headers,
             query: state.query,
-            body: state.body
+            body: state.body,
+            clientAddress: state.clientAddress
         )
         state.body = []
         switch respond(request) {

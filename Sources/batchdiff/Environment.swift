@@ -19,6 +19,8 @@ enum Environment {
         case eventHeartbeat = "BATCHDIFF_EVENT_HEARTBEAT"
         case shutdownGrace = "BATCHDIFF_SHUTDOWN_GRACE"
         case requestMemory = "BATCHDIFF_REQUEST_MEMORY"
+        case jwtLeeway = "BATCHDIFF_JWT_LEEWAY"
+        case maxStreamsPerClient = "BATCHDIFF_MAX_STREAMS_PER_CLIENT"
     }
 
     static func string(_ name: String) -> String? {

@@ -3,12 +3,14 @@ import BatchDiffEndpoints
 import BatchDiffFeeds
 import BatchDiffPostgres
 import BatchDiffSQLite
+import BatchDiffTokens
 import Foundation
 import HTTPServer
 import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 /// `batchdiff serve`: runs the HTTP server until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
@@ -49,6 +51,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bearer token that reads need (BATCHDIFF_READ_TOKEN).")
     var readToken: String?
 
+    @Option(help: "A JSON Web Key Set file whose keys verify signed bearer tokens naming the feeds they may read or write (docs/security.md): HS256 oct keys, EdDSA OKP Ed25519 and ES256 EC P-256 public keys, each with a kid; read again on SIGHUP, the keys in force kept when it does not read (BATCHDIFF_JWT_KEYS).")
+    var jwtKeys: String?
+
+    @Option(help: "The audience a signed token's aud must name; unchecked when unset (BATCHDIFF_JWT_AUDIENCE).")
+    var jwtAudience: String?
+
+    @Option(help: "Seconds a signed token is still taken past its exp and before its nbf (BATCHDIFF_JWT_LEEWAY).")
+    var jwtLeeway = Environment.integer(.jwtLeeway, default: 0)
+
+    @Option(help: "Parked long polls and event streams one client may hold at once, beyond which it gets 429 too_many_streams; a client is a signed token's sub, else its token, else its address (behind a proxy, the proxy's for every client); 0: no limit (BATCHDIFF_MAX_STREAMS_PER_CLIENT).")
+    var maxStreamsPerClient = Environment.integer(.maxStreamsPerClient, default: 0)
+
     @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")
     var store = Environment.string("BATCHDIFF_STORE", default: "memory")
 
@@ -80,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-versions", maxVersions), ("--max-feed-memory", maxFeedMemory)] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
-        for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace)] where value < 0 {
+        for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace), ("--jwt-leeway", jwtLeeway), ("--max-streams-per-client", maxStreamsPerClient)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
@@ -112,6 +126,18 @@ struct ServeCommand: AsyncParsableCommand {
         var service = ServiceConfiguration()
         service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
         service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
+        let keysPath = jwtKeys ?? Environment.string("BATCHDIFF_JWT_KEYS")
+        if let keysPath {
+            do {
+                service.tokenKeys = try TokenKeyring(
+                    json: try TokenKeyReloader.read(keysPath), audience: jwtAudience ?? Environment.string("BATCHDIFF_JWT_AUDIENCE"),
+                    leeway: Double(jwtLeeway)
+                )
+            } catch {
+                throw CommandFailure("--jwt-keys \(keysPath): \(error)")
+            }
+        }
+        service.maxStreamsPerClient = maxStreamsPerClient > 0 ? maxStreamsPerClient : nil
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
         service.eventHeartbeat = eventHeartbeat
@@ -158,10 +184,18 @@ struct ServeCommand: AsyncParsableCommand {
                 "host": "\(address.host)", "port": "\(port)", "threads": "\(threads)", "store": "\(ConninfoRedaction.redacted(store))",
             ])
         }
+        // SIGHUP is trapped here, before the server starts: once "listening" is printed, it
+        // reads the keys again and never ends the process.
+        let reloader = TokenKeyReloader(
+            keys: keysPath.flatMap { path in service.tokenKeys.map { (path, $0) } }, hangUps: await UnixSignalsSequence(trapping: .sighup), logger: logger
+        )
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reloader),
+        ]
         // The group traps SIGTERM and SIGINT before it starts the server, so a signal sent
         // once "listening" is printed always stops it gracefully.
         var group = ServiceGroupConfiguration(
-            services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )

@@ -1,4 +1,5 @@
 import BatchDiffFeeds
+import BatchDiffTokens
 import BatchDiffJSON
 import HTTPServer
 
@@ -71,9 +72,15 @@ extension BatchDiffService {
     }
 
     /// `GET /feeds`: every feed with its latest version.
+    /// `GET /feeds`: every feed, or for a signed token only those it names (found by each
+    /// of its patterns' range of ids).
     func listFeeds(_ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let (after, limit) = try listQuery(request)
-        return .json(200, try await feedCall { () async throws(FeedError) in try await self.feeds.list(after: after, limit: limit) })
+        let grant = try authorize(request, .read, feed: nil)
+        return .json(200, try await feedCall { () async throws(FeedError) in
+            guard let grant else { return try await self.feeds.list(after: after, limit: limit) }
+            return try await self.feeds.list(after: after, limit: limit, matching: grant.feeds.map { ($0.text, $0.isPrefix) })
+        })
     }
 
     /// `limit` (1 to 10,000, default 1,000) and `after` (a feed id) of `GET /feeds`.
@@ -96,10 +103,22 @@ extension BatchDiffService {
     /// `GET /feeds/{id}/changes?since=N[&wait=S]`: the batch from version N to the latest,
     /// with the values; with `wait`, a client already at the latest waits for the next one;
     /// `changedMembers` and `maxChanges` shape the batch.
+    /// A long poll with a signed token waits no longer than the token is valid: if it
+    /// expires first, with no new version, the answer is 401 `invalid_token`.
     func changes(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+        let grant = try authorize(request, .read, feed: name)
         let (id, since, wait, options) = try await changesQuestion(name, request, since: nil)
+        let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
+        let client = Self.client(of: request, grant)
+        if wait > 0 {
+            guard clientStreams.enter(client) else { throw Problem.tooManyStreams(limit: configuration.maxStreamsPerClient ?? 0) }
+        }
+        defer { if wait > 0 { clientStreams.leave(client) } }
         let answer = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.changes(of: id, since: since, wait: .seconds(wait), options: options)
+            try await self.feeds.changes(of: id, since: since, wait: waiting, options: options)
+        }
+        if let grant, wait > 0, answer.latest == since, Self.now() >= grant.expiresAt {
+            throw Problem.invalidToken("the token expired while the request waited")
         }
         // A JSON Patch is the bare array; its ETag names the version it leads to. A request
         // that accepts an event stream is answered with one instead (FeedEvents.swift).

@@ -19,19 +19,27 @@ extension BatchDiffService {
     /// unknown, else the stream, until its client goes away, the feed is deleted or the
     /// client's version is no longer retained, or the server shuts down.
     func changeEvents(_ name: String, _ request: HTTPRequest, answeringThrough pending: PendingResponse) async {
-        let start: (id: FeedID, since: Int, options: AnswerOptions)
+        let start: (id: FeedID, since: Int, options: AnswerOptions, expiresAt: Double?)
+        let client: String
         do throws(Problem) {
+            let grant = try authorize(request, .read, feed: name)
+            client = Self.client(of: request, grant)
             let given = try Self.lastEventID(request)
             let (id, since, _, options) = try await changesQuestion(name, request, since: given)
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-            start = (id, since, options)
+            start = (id, since, options, grant?.expiresAt)
         } catch {
             pending.send(error.response)
             return
         }
+        guard clientStreams.enter(client) else {
+            pending.send(Problem.tooManyStreams(limit: configuration.maxStreamsPerClient ?? 0).response)
+            return
+        }
+        defer { clientStreams.leave(client) }
         // The task is cancelled when the stream ends (PendingResponse.whenAbandoned).
         guard let stream = pending.stream(Self.eventStreamHead) else { return }
-        await sendEvents(of: start.id, since: start.since, options: start.options, to: stream)
+        await sendEvents(of: start.id, since: start.since, options: start.options, until: start.expiresAt, to: stream)
     }
 
     /// The stream's status and headers: nothing may store it or hold it back.
@@ -54,13 +62,21 @@ extension BatchDiffService {
     /// Writes the events of feed `id` from version `since` until the stream closes or the
     /// feed cannot go on: `event: gone` (with `id: 0`, so that a browser reconnecting starts
     /// again from the empty collection) when the client's version is no longer retained,
-    /// `event: problem` when the feed is deleted or its store fails; then the stream ends.
-    private func sendEvents(of id: FeedID, since first: Int, options: AnswerOptions, to stream: ResponseStream) async {
+    /// `event: problem` when the feed is deleted or its store fails, or when the signed token
+    /// it was opened with expires (`expiresAt`: a 401 `invalid_token`); then the stream ends.
+    private func sendEvents(of id: FeedID, since first: Int, options: AnswerOptions, until expiresAt: Double?, to stream: ResponseStream) async {
         var since = first
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
         while open && !Task.isCancelled {
+            let heartbeat = Duration.seconds(max(1, configuration.eventHeartbeat))
+            if let expiresAt, Self.now() >= expiresAt {
+                await stream.write(ServerSentEvent.event("problem", id: nil, data: Problem.invalidToken("the token expired").response.body))
+                break
+            }
             do throws(FeedError) {
-                let latest = try await feeds.latestVersion(of: id, after: since, wait: .seconds(max(1, configuration.eventHeartbeat)))
+                let wait = expiresAt.map { Self.duration(upTo: heartbeat, before: $0) } ?? heartbeat
+                let latest = try await feeds.latestVersion(of: id, after: since, wait: wait)
+                guard expiresAt.map({ Self.now() < $0 }) ?? true || latest != since else { continue }
                 guard latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
                     continue

@@ -1,0 +1,86 @@
+import BatchDiffTokens
+import HTTPServer
+#if canImport(Darwin)
+import Darwin
+#else
+import Glibc
+#endif
+
+extension BatchDiffService {
+    /// Decides whether `request` may have `access` to feed `feed` (`nil`: not one feed's
+    /// route), docs/security.md. A static token (`--read-token`, `--write-token`) lets it do
+    /// everything its kind allows: `nil`. A signed token (`--jwt-keys`) must verify (else 401
+    /// `invalid_token`), have the scope (read or write) and name the feed (else 403
+    /// `insufficient_scope`): its grant. Reads need a credential when a read token or keys
+    /// are configured, writes when any token or keys are (else the request goes on, whatever
+    /// credential it has); without one, 401. A credential that is neither a configured token
+    /// nor a signed one is 403.
+    func authorize(_ request: HTTPRequest, _ access: Endpoint.Access, feed: String?) throws(Problem) -> TokenGrant? {
+        let keyring = configuration.tokenKeys
+        let isWrite = access == .write
+        let needed = keyring != nil || (isWrite ? configuration.writeToken ?? configuration.readToken : configuration.readToken) != nil
+        // A request that needs no credential is not judged by the one it has (a proxy's
+        // `Authorization: Basic` included).
+        guard needed else { return nil }
+        guard let (credential, fromQuery) = try Self.credential(of: request, forWriting: isWrite) else { throw Problem.unauthorized }
+        // The write token is never taken from a URL, where histories and proxies keep it.
+        let tokens = isWrite ? [configuration.writeToken ?? configuration.readToken] : [configuration.readToken, fromQuery ? nil : configuration.writeToken]
+        let configured = tokens.compactMap { $0 }
+        if configured.map({ constantTimeEqual(credential, Array($0.utf8)) }).contains(true) { return nil }
+        guard let keyring, credential.contains(UInt8(ascii: ".")) else { throw Problem.forbidden }
+        let grant: TokenGrant
+        do {
+            grant = try keyring.current.verify(String(decoding: credential, as: UTF8.self), now: Self.now())
+        } catch {
+            throw Problem.invalidToken(error.description)
+        }
+        guard isWrite ? grant.canWrite : grant.canRead else {
+            throw Problem.insufficientScope("the token's scope does not allow \(isWrite ? "writes" : "reads")")
+        }
+        if let feed, !grant.covers(feed) { throw Problem.insufficientScope("the token does not name feed \(feed)") }
+        return grant
+    }
+
+    /// Who `request` comes from, for limits per client: the subject of its signed token
+    /// (`grant`), else its token, else its address (behind a proxy, every client's is the
+    /// proxy's).
+    static func client(of request: HTTPRequest, _ grant: TokenGrant?) -> String {
+        if let subject = grant?.subject { return "sub " + subject }
+        if let credential = try? credential(of: request, forWriting: false) { return "token " + String(decoding: credential.token, as: UTF8.self) }
+        return "address " + request.clientAddress
+    }
+
+    /// The bearer credential of `request`: `Authorization: Bearer <token>`, or for a read by
+    /// `GET` without that header, the `access_token` query parameter (RFC 6750 §2.3: a
+    /// browser's `EventSource` cannot send headers), never logged as no query is; and
+    /// whether it came from the query. 401 for an `Authorization` that is not `Bearer`.
+    private static func credential(of request: HTTPRequest, forWriting: Bool) throws(Problem) -> (token: [UInt8], fromQuery: Bool)? {
+        if let header = request.header("authorization") {
+            guard header.lowercased().hasPrefix("bearer ") else { throw Problem.unauthorized }
+            return (Array(header.utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") }), false)
+        }
+        guard !forWriting, ["GET", "HEAD"].contains(request.method), let parameter = request.query["access_token"] else { return nil }
+        return (Array(parameter.utf8), true)
+    }
+
+    /// `wait`, cut short to end at `expiresAt` (seconds since 1970) when that comes first.
+    static func duration(upTo wait: Duration, before expiresAt: Double) -> Duration {
+        min(wait, .milliseconds(max(0, Int((expiresAt - now()) * 1000))))
+    }
+
+    /// Seconds since 1970, as tokens count time.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
+    for index in 0..<max(lhs.count, rhs.count) {
+        difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
+    }
+    return difference == 0
+}

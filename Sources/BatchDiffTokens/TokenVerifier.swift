@@ -1,0 +1,84 @@
+import BatchDiffJSON
+
+/// Verifies signed bearer tokens (RFC 7519 JWTs in compact JWS form) with the keys of a JWK
+/// Set, and reads what they grant (docs/security.md): `exp` required, `nbf`, `aud` (checked
+/// when an audience is set; a string or an array), `sub`, `feeds` and `scope`. No clock
+/// leeway unless one is given.
+public struct TokenVerifier: Sendable {
+    public let keys: JSONWebKeySet
+    public let audience: String?
+    /// Seconds a token is still taken past its `exp`, and before its `nbf`.
+    public let leeway: Double
+
+    public init(keys: JSONWebKeySet, audience: String? = nil, leeway: Double = 0) {
+        self.keys = keys
+        self.audience = audience
+        self.leeway = leeway
+    }
+
+    /// What `token` grants at `now` (seconds since 1970); ``TokenRefusal`` says why it is
+    /// not valid.
+    public func verify(_ token: String, now: Double) throws(TokenRefusal) -> TokenGrant {
+        let bytes = Array(token.utf8)
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw TokenRefusal("not a signed token: three base64url parts joined by dots") }
+        let header = try Self.object(parts[0], "header")
+        guard let algorithm = header.member(named: "alg")?.string else { throw TokenRefusal("the header names no \"alg\"") }
+        guard header.member(named: "crit") == nil else { throw TokenRefusal("the header has \"crit\" extensions this server does not know") }
+        guard let kid = header.member(named: "kid")?.string else { throw TokenRefusal("the header names no \"kid\"") }
+        guard let key = keys.keys[kid] else { throw TokenRefusal("no key has the kid \(kid.debugDescription)") }
+        guard algorithm == key.algorithm else {
+            throw TokenRefusal("the header's alg \(algorithm.debugDescription) is not \(key.algorithm), the only one key \(kid.debugDescription) signs with")
+        }
+        guard let signature = Base64URL.decode(parts[2]), key.isValid(signature, of: Array(bytes[..<parts[1].endIndex])) else {
+            throw TokenRefusal("the signature does not verify")
+        }
+        let claims = try Self.object(parts[1], "payload")
+        guard let expiresAt = claims.member(named: "exp")?.double else { throw TokenRefusal("the token has no numeric \"exp\"") }
+        guard now < expiresAt + leeway else { throw TokenRefusal("the token expired") }
+        if let notBefore = claims.member(named: "nbf") {
+            guard let notBefore = notBefore.double else { throw TokenRefusal("\"nbf\" is not a number") }
+            guard now + leeway >= notBefore else { throw TokenRefusal("the token is not valid yet") }
+        }
+        if let audience {
+            let audiences = claims.member(named: "aud").map { $0.isArray ? $0.elements.compactMap(\.string) : [$0.string].compactMap { $0 } } ?? []
+            guard audiences.contains(audience) else { throw TokenRefusal("the token is not for this audience") }
+        }
+        let subject = claims.member(named: "sub")
+        guard subject == nil || subject?.string != nil else { throw TokenRefusal("\"sub\" is not a string") }
+        var feeds: [FeedPattern] = []
+        if let list = claims.member(named: "feeds") {
+            guard list.isArray else { throw TokenRefusal("\"feeds\" is not an array of feed-id patterns") }
+            for element in list.elements {
+                guard let pattern = element.string.flatMap(FeedPattern.init) else {
+                    throw TokenRefusal("\"feeds\" holds \(String(decoding: element.text, as: UTF8.self)), not an id or a prefix ending in *")
+                }
+                feeds.append(pattern)
+            }
+        }
+        var scopes: Set<Substring> = ["read"]
+        if let scope = claims.member(named: "scope") {
+            guard let text = scope.string else { throw TokenRefusal("\"scope\" is not a string") }
+            scopes = Set(text.split(separator: " "))
+        }
+        return TokenGrant(
+            subject: subject?.string, feeds: feeds, canRead: scopes.contains("read"), canWrite: scopes.contains("write"),
+            expiresAt: expiresAt + leeway
+        )
+    }
+
+    /// The JSON object a token's base64url `part` (its `name`) encodes.
+    private static func object(_ part: ArraySlice<UInt8>, _ name: String) throws(TokenRefusal) -> JSONValue {
+        guard let bytes = Base64URL.decode(part), let value = try? JSONDocument(bytes: bytes, refusingRepeatedMembers: true).root, value.isObject else {
+            throw TokenRefusal("the \(name) is not a base64url JSON object")
+        }
+        return value
+    }
+}
+
+/// Why a token is not valid (its holder gets 401 `invalid_token`).
+public struct TokenRefusal: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}
