@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // Signature checks of signed tokens (HMAC, Ed25519, P-256): never cryptography of our own.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        // A heap, for evicting the oldest versions across many feeds.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // The differ: batch types, matching, moves, apply. Knows nothing of JSON or HTTP.
@@ -37,7 +39,10 @@ let package = Package(
         // metrics through swift-metrics.
         .target(
             name: "BatchDiffFeeds",
-            dependencies: ["BatchDiff", "BatchDiffJSON", "Gzip", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: [
+                "BatchDiff", "BatchDiffJSON", "Gzip", .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
         .systemLibrary(

@@ -1,4 +1,5 @@
 import BatchDiffJSON
+import HeapModule
 import Synchronization
 
 /// Feeds in this process's memory (the default store): nothing survives the process.
@@ -103,18 +104,33 @@ public final class MemoryFeedStore: FeedStore {
         return FeedStoreStatistics(feeds: feeds.count, versions: feeds.reduce(0) { $0 + $1.versionCount }, bytesInMemory: total.value)
     }
 
-    /// Brings the feeds within the byte limit: the oldest versions across feeds go, a tenth
-    /// at a time (a feed's latest always stays).
+    /// Brings the feeds within the byte limit: the oldest versions across feeds go, by write
+    /// order (a feed's latest always stays), at least a tenth of those evictable at a time,
+    /// so that the walk over every feed this takes is paid once for many writes. The feeds
+    /// stand in a heap by their oldest evictable version: each eviction takes the store's
+    /// oldest, and puts its feed back by its next.
     private func evictToByteLimit() {
         guard total.value > maxBytes else { return }
-        let feeds = all
-        while total.value > maxBytes {
-            let evictable = feeds.reduce(0) { $0 + $1.versionCount - 1 }
-            guard evictable > 0 else { break }
-            for _ in 0..<max(1, evictable / 10) {
-                guard let oldest = feeds.compactMap({ feed in feed.oldestEvictable.map { (feed, $0) } }).min(by: { $0.1 < $1.1 }) else { break }
-                oldest.0.evictOldest()
-            }
+        var evictable = 0
+        var oldestFirst = Heap<OldestVersion>()
+        for feed in all {
+            evictable += feed.versionCount - 1
+            if let sequence = feed.oldestEvictable { oldestFirst.insert(OldestVersion(sequence: sequence, feed: feed)) }
         }
+        var evicted = 0
+        while total.value > maxBytes || evicted < evictable / 10, let oldest = oldestFirst.popMin() {
+            oldest.feed.evictOldest()
+            evicted += 1
+            if let next = oldest.feed.oldestEvictable { oldestFirst.insert(OldestVersion(sequence: next, feed: oldest.feed)) }
+        }
+    }
+
+    /// A feed by the store-wide sequence of its oldest evictable version.
+    private struct OldestVersion: Comparable {
+        let sequence: Int
+        let feed: MemoryFeed
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.sequence < rhs.sequence }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.sequence == rhs.sequence }
     }
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Many small feeds in one server (`make bench-small-feeds`, release build, memory store).
+
+Usage: scripts/bench-small-feeds.py [BINARY]   (default .build/release/batchdiff)
+
+FEEDS feeds (default 1,000,000) named `user-<n>-inbox`, each written twice: a first version
+of ROWS rows (default 20) `{"id": i, "title": ..., "price": ..., "read": false}`, about
+1.2 KB of JSON, then a second with one row changed (two versions each). The server runs
+with `--max-feed-memory 17179869184 --log-level warning`. WRITERS threads (default 4) write
+on their own keep-alive connections. Printed:
+  - resident memory (VmRSS) and `batchdiff_feed_bytes` at the end, and each per feed;
+  - the time of `GET /feeds?after=<a random feed>&limit=100` and of
+    `GET /feeds/<a random feed>/changes?since=<its first version>` (each a fresh question,
+    median and 99th percentile of SAMPLES, default 300);
+  - the writes' rate (both versions, all writers).
+Python 3 standard library only; all traffic on 127.0.0.1.
+"""
+import http.client, json, os, random, re, statistics, subprocess, sys, threading, time
+
+from benchlib import free_port
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
+FEEDS = int(os.environ.get("FEEDS", "1000000"))
+ROWS = int(os.environ.get("ROWS", "20"))
+WRITERS = int(os.environ.get("WRITERS", "4"))
+SAMPLES = int(os.environ.get("SAMPLES", "300"))
+
+
+def rows(user, changed=None):
+    return [{"id": i, "title": f"Message {i} for user {user}", "price": 12.5 + i,
+             "read": i == changed} for i in range(ROWS)]
+
+
+def body(data):
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def call(conn, method, path, data=None):
+    start = time.perf_counter()
+    conn.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+    response = conn.getresponse()
+    answer = response.read()
+    if response.status != 200:
+        sys.exit(f"bench-small-feeds: {method} {path}: {response.status} {answer[:200]!r}")
+    return answer, time.perf_counter() - start
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1))
+
+
+def feed_bytes(conn):
+    text, _ = call(conn, "GET", "/metrics")
+    return float(re.search(rb"^batchdiff_feed_bytes (\S+)$", text, re.M).group(1))
+
+
+def main():
+    port = free_port()
+    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                               "--max-feed-memory", "17179869184"], stdout=subprocess.PIPE, text=True)
+    try:
+        server.stdout.readline()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        time.sleep(0.5)
+        rss_start, bytes_start = rss_kb(server.pid), feed_bytes(conn)
+        first_versions = [0] * FEEDS
+
+        def write(start):
+            writer = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            for user in range(start, FEEDS, WRITERS):
+                answer, _ = call(writer, "PUT", f"/feeds/user-{user}-inbox", body(rows(user)))
+                first_versions[user] = json.loads(answer)["version"]
+                call(writer, "PUT", f"/feeds/user-{user}-inbox", body(rows(user, changed=user % ROWS)))
+            writer.close()
+
+        started = time.perf_counter()
+        threads = [threading.Thread(target=write, args=(start,)) for start in range(WRITERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - started
+        time.sleep(1)
+        conn.close()  # idle through the writes: the server may have closed it
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        rss_end, bytes_end = rss_kb(server.pid), feed_bytes(conn)
+        rng = random.Random(1)
+        pages, reads = [], []
+        for _ in range(SAMPLES):
+            user = rng.randrange(FEEDS)
+            answer, elapsed = call(conn, "GET", f"/feeds?after=user-{user}-inbox&limit=100")
+            assert len(json.loads(answer)["feeds"]) > 0 or user == FEEDS - 1
+            pages.append(elapsed)
+            user = rng.randrange(FEEDS)
+            _, elapsed = call(conn, "GET", f"/feeds/user-{user}-inbox/changes?since={first_versions[user]}")
+            reads.append(elapsed)
+
+        def spread(times):
+            ordered = sorted(times)
+            return f"median {statistics.median(ordered) * 1000:.3f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1] * 1000:.3f} ms"
+
+        print(f"{FEEDS:,} feeds of {ROWS} rows ({len(body(rows(0))):,} bytes of JSON), two versions each, memory store, release build")
+        print(f"  resident memory: {(rss_end - rss_start) / 1024:,.0f} MB more ({rss_end / 1024:,.0f} MB in all); "
+              f"{(rss_end - rss_start) * 1024 / FEEDS:,.0f} bytes a feed")
+        print(f"  batchdiff_feed_bytes: {(bytes_end - bytes_start) / 2**20:,.0f} MB; {(bytes_end - bytes_start) / FEEDS:,.0f} bytes a feed")
+        print(f"  writes: {2 * FEEDS / seconds:,.0f} PUTs a second ({WRITERS} writers, {seconds:.0f} s)")
+        print(f"  GET /feeds?after=...&limit=100: {spread(pages)}")
+        print(f"  changes?since=<first version> of a random feed: {spread(reads)}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
