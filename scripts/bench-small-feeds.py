@@ -17,7 +17,7 @@ Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import http.client, json, os, random, re, statistics, subprocess, sys, threading, time
 
-from benchlib import free_port
+from benchlib import free_port, timed_request
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 FEEDS = int(os.environ.get("FEEDS", "1000000"))
@@ -36,13 +36,11 @@ def body(data):
 
 
 def call(conn, method, path, data=None):
-    start = time.perf_counter()
-    conn.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
-    response = conn.getresponse()
-    answer = response.read()
-    if response.status != 200:
-        sys.exit(f"bench-small-feeds: {method} {path}: {response.status} {answer[:200]!r}")
-    return answer, time.perf_counter() - start
+    """The answer and its seconds; any status but 200 stops the benchmark."""
+    status, answer, seconds = timed_request(conn, method, path, data)
+    if status != 200:
+        sys.exit(f"bench-small-feeds: {method} {path}: {status} {answer[:200]!r}")
+    return answer, seconds
 
 
 def rss_kb(pid):
