@@ -63,9 +63,10 @@ extension BatchDiffService {
         return (Array(parameter.utf8), true)
     }
 
-    /// `wait`, cut short to end at `expiresAt` (seconds since 1970) when that comes first.
+    /// `wait`, cut short to end at `expiresAt` (seconds since 1970) when that comes first
+    /// (rounded up to the millisecond: a wait cut short ends once the token has expired).
     static func duration(upTo wait: Duration, before expiresAt: Double) -> Duration {
-        min(wait, .milliseconds(max(0, Int((expiresAt - now()) * 1000))))
+        min(wait, .milliseconds(max(0, Int(((expiresAt - now()) * 1000).rounded(.up)))))
     }
 
     /// Seconds since 1970, as tokens count time.

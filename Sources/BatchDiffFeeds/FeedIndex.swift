@@ -7,6 +7,9 @@ struct FeedIndex<Feed> {
 
     subscript(id: FeedID) -> Feed? { byID[id] }
 
+    /// The number of feeds.
+    var count: Int { byID.count }
+
     /// Adds `feed` as `id` unless there is one; returns whether it was added.
     mutating func insert(_ feed: Feed, as id: FeedID) -> Bool {
         guard byID[id] == nil else { return false }

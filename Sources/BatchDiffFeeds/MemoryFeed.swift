@@ -7,10 +7,11 @@ import Synchronization
 final class MemoryFeed: Sendable {
     let settings: FeedSettings
     private let state: Mutex<State>
-    /// Where the feed adds the change in its bytes, and in its floor (its bytes with only
-    /// the latest version left), so the store's totals need no walk.
-    private let total: ByteTotal
-    private let floors: ByteTotal
+    /// Where the feed adds the change in its bytes, in its floor (its bytes with only the
+    /// latest version left) and in its versions, so the store's totals need no walk.
+    private let total: RunningTotal
+    private let floors: RunningTotal
+    private let versionTotal: RunningTotal
 
     private struct State {
         var latest: Snapshot
@@ -21,9 +22,10 @@ final class MemoryFeed: Sendable {
         /// The bytes of the changes kept since the newest version kept whole (or the first).
         var chainBytes = 0
         var deleted = false
-        /// The bytes and the floor last added to the store's totals for this feed.
+        /// The bytes, the floor and the versions last added to the store's totals for this feed.
         var countedBytes = 0
         var countedFloor = 0
+        var countedVersions = 0
 
         /// Bytes held, estimated; none once the feed is deleted.
         var byteEstimate: Int { deleted ? 0 : latest.byteEstimate + versionBytes }
@@ -33,10 +35,11 @@ final class MemoryFeed: Sendable {
     }
 
     /// A feed whose first version is `first`.
-    init(settings: FeedSettings, first: Snapshot, sequence: Int, total: ByteTotal, floors: ByteTotal) {
+    init(settings: FeedSettings, first: Snapshot, sequence: Int, total: RunningTotal, floors: RunningTotal, versions: RunningTotal) {
         self.settings = settings
         self.total = total
         self.floors = floors
+        versionTotal = versions
         state = Mutex(State(latest: first))
         mutate { state in
             state.versions.append(StoredVersion(number: first.version, sequence: sequence))
@@ -171,17 +174,20 @@ final class MemoryFeed: Sendable {
                 let floor = state.floorByteEstimate
                 floors.add(floor - state.countedFloor)
                 state.countedFloor = floor
+                let versions = state.deleted ? 0 : state.versions.count
+                versionTotal.add(versions - state.countedVersions)
+                state.countedVersions = versions
             }
             return body(&state)
         }
     }
 }
 
-/// A running total of bytes, shared by the feeds that add to it.
-final class ByteTotal: Sendable {
-    private let bytes = Atomic<Int>(0)
+/// A running total (of bytes, or of versions), shared by the feeds that add to it.
+final class RunningTotal: Sendable {
+    private let sum = Atomic<Int>(0)
 
-    func add(_ delta: Int) { bytes.add(delta, ordering: .relaxed) }
+    func add(_ delta: Int) { sum.add(delta, ordering: .relaxed) }
 
-    var value: Int { bytes.load(ordering: .relaxed) }
+    var value: Int { sum.load(ordering: .relaxed) }
 }

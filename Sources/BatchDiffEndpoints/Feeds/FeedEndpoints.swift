@@ -117,7 +117,8 @@ extension BatchDiffService {
         let answer = try await feedCall { () async throws(FeedError) in
             try await self.feeds.changes(of: id, since: since, wait: waiting, options: options)
         }
-        if let grant, wait > 0, answer.latest == since, Self.now() >= grant.expiresAt {
+        // Cut short by the token's expiry, with nothing new: the token is what ended it.
+        if grant != nil, waiting < .seconds(wait), answer.latest == since {
             throw Problem.invalidToken("the token expired while the request waited")
         }
         // A JSON Patch is the bare array; its ETag names the version it leads to. A request

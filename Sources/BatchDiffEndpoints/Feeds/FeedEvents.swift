@@ -69,14 +69,14 @@ extension BatchDiffService {
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
         while open && !Task.isCancelled {
             let heartbeat = Duration.seconds(max(1, configuration.eventHeartbeat))
-            if let expiresAt, Self.now() >= expiresAt {
-                await stream.write(ServerSentEvent.event("problem", id: nil, data: Problem.invalidToken("the token expired").response.body))
-                break
-            }
             do throws(FeedError) {
                 let wait = expiresAt.map { Self.duration(upTo: heartbeat, before: $0) } ?? heartbeat
                 let latest = try await feeds.latestVersion(of: id, after: since, wait: wait)
-                guard expiresAt.map({ Self.now() < $0 }) ?? true || latest != since else { continue }
+                // A wait cut short by the token's expiry, with nothing new: the stream ends.
+                if wait < heartbeat, latest == since {
+                    await stream.write(ServerSentEvent.event("problem", id: nil, data: Problem.invalidToken("the token expired").response.body))
+                    break
+                }
                 guard latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
                     continue
