@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -104,6 +104,10 @@ bench-stores: deps-test release
 # One-row writes, PATCH against PUT: latency, memory and store growth per version; three runs.
 bench-writes: deps-test release
 	scripts/bench-writes.py .build/release/batchdiff
+
+# Writes a second to many small feeds, PostgreSQL against memory, driven by wrk.
+bench-pg-writes: deps-test deps-loadtest release
+	scripts/bench-pg-writes.py .build/release/batchdiff
 
 # Many small feeds in one server: memory per feed, listing and reads (FEEDS, default 1,000,000).
 bench-small-feeds: release

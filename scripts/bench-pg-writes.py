@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes per second to many small feeds, PostgreSQL against memory (`make bench-pg-writes`).
+
+Usage: scripts/bench-pg-writes.py [BINARY]   (default .build/release/batchdiff)
+
+wrk (C, `make deps-loadtest`) sends PUTs from THREADS threads over CONNECTIONS keep-alive
+connections for SECONDS seconds: each request writes one of FEEDS feeds (`w<thread>-<n>`,
+the feeds of each thread taken in turn), a list of 20 rows (about 1.3 KB of JSON) with one
+row's `v` set to the request's number, so every PUT makes a new version (stored as its change
+from the one before). The same load runs against a server on a throwaway PostgreSQL cluster
+(`fsync` on, benchlib.Cluster) and against one on the memory store, RUNS times each; printed:
+PUTs a second (every answer must be 200, else the run stops) and their ratio,
+PostgreSQL / memory. Defaults: THREADS 2, CONNECTIONS 32, SECONDS 10, FEEDS 1000 (so each feed gets several versions), RUNS 3.
+"""
+import os, re, statistics, subprocess, sys, tempfile, time, urllib.request
+
+from benchlib import Cluster, free_port
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
+THREADS = int(os.environ.get("THREADS", "2"))
+CONNECTIONS = int(os.environ.get("CONNECTIONS", "32"))
+SECONDS = int(os.environ.get("SECONDS", "10"))
+FEEDS = int(os.environ.get("FEEDS", "1000"))
+RUNS = int(os.environ.get("RUNS", "3"))
+
+# Each thread writes its own feeds in turn; each body changes one row's `v`.
+LUA = """
+local counter = 0
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
+function init(args)
+  rows = {}
+  for i = 1, 19 do
+    rows[i] = string.format('{"id":%d,"title":"Message %d for the user","price":%d.5,"read":false}', i, i, i)
+  end
+  fixed = table.concat(rows, ",")
+end
+function request()
+  counter = counter + 1
+  local feed = string.format("/feeds/w%d-%d", id, counter % FEEDS)
+  local body = '[{"id":0,"title":"Message 0 for the user","price":0.5,"v":' .. counter .. '},' .. fixed .. ']'
+  return wrk.format("PUT", feed, {["Content-Type"] = "application/json"}, body)
+end
+function done(summary, latency, requests)
+  io.write(string.format("non-200: %d\\n", summary.errors.status))
+end
+""".replace("FEEDS", str(FEEDS))
+
+
+def serve(*arguments):
+    port = free_port()
+    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", *arguments],
+                              stdout=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                if answer.status == 200:
+                    return server, port
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    sys.exit("bench-pg-writes: the server did not get ready")
+
+
+def load(port, script):
+    """wrk's requests a second and the number of answers other than 200."""
+    done = subprocess.run(["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "-s", script, f"http://127.0.0.1:{port}"],
+                          capture_output=True, text=True, check=True)
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", done.stdout).group(1))
+    failed = int(re.search(r"non-200: (\d+)", done.stdout).group(1))
+    return rate, failed
+
+
+def main():
+    if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
+        sys.exit("bench-pg-writes: wrk is not installed: run make deps-loadtest")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+        file.write(LUA)
+        script = file.name
+    cluster = Cluster()
+    rates = {"postgres": [], "memory": []}
+    try:
+        for run in range(RUNS):
+            database = f"writes_{run}"
+            cluster.query("postgres", f"CREATE DATABASE {database}")
+            for store, flags in (("postgres", ["--store", cluster.uri.rsplit("/", 1)[0] + f"/{database}"]), ("memory", [])):
+                server, port = serve(*flags)
+                try:
+                    rate, failed = load(port, script)
+                finally:
+                    server.terminate()
+                    server.wait(timeout=30)
+                if failed:
+                    sys.exit(f"bench-pg-writes: {failed} answers other than 200 from the {store} store")
+                rates[store].append(rate)
+                print(f"run {run + 1}, {store}: {rate:,.0f} PUTs a second", flush=True)
+    finally:
+        cluster.close()
+        os.unlink(script)
+
+    def spread(values, digits=0):
+        return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f} to {max(values):,.{digits}f})"
+
+    ratios = [p / m for p, m in zip(rates["postgres"], rates["memory"])]
+    print(f"\n{FEEDS:,} feeds a thread of 20 rows, a one-row change a PUT, wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, median of {RUNS} (min to max):")
+    print(f"  PostgreSQL: {spread(rates['postgres'])} PUTs a second")
+    print(f"  memory:     {spread(rates['memory'])} PUTs a second")
+    print(f"  PostgreSQL / memory: {spread(ratios, 2)}")
+
+
+if __name__ == "__main__":
+    main()
