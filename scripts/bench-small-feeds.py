@@ -6,7 +6,8 @@ Usage: scripts/bench-small-feeds.py [BINARY]   (default .build/release/batchdiff
 FEEDS feeds (default 1,000,000) named `user-<n>-inbox`, each written twice: a first version
 of ROWS rows (default 20) `{"id": i, "title": ..., "price": ..., "read": false}`, about
 1.2 KB of JSON, then a second with one row changed (two versions each). The server runs
-with `--max-feed-memory 17179869184 --log-level warning`. WRITERS threads (default 4) write
+with `--max-feed-memory MAX_FEED_MEMORY` (default 17179869184: nothing is evicted, and
+every answer a write keeps for reuse stays) and `--log-level warning`. WRITERS threads (default 4) write
 on their own keep-alive connections. Printed:
   - resident memory (VmRSS) and `batchdiff_feed_bytes` at the end, and each per feed;
   - the time of `GET /feeds?after=<a random feed>&limit=100` and of
@@ -24,6 +25,7 @@ FEEDS = int(os.environ.get("FEEDS", "1000000"))
 ROWS = int(os.environ.get("ROWS", "20"))
 WRITERS = int(os.environ.get("WRITERS", "4"))
 SAMPLES = int(os.environ.get("SAMPLES", "300"))
+MAX_FEED_MEMORY = os.environ.get("MAX_FEED_MEMORY", "17179869184")
 
 
 def rows(user, changed=None):
@@ -56,7 +58,7 @@ def feed_bytes(conn):
 def main():
     port = free_port()
     server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                               "--max-feed-memory", "17179869184"], stdout=subprocess.PIPE, text=True)
+                               "--max-feed-memory", MAX_FEED_MEMORY], stdout=subprocess.PIPE, text=True)
     try:
         server.stdout.readline()
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -98,7 +100,8 @@ def main():
             ordered = sorted(times)
             return f"median {statistics.median(ordered) * 1000:.3f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1] * 1000:.3f} ms"
 
-        print(f"{FEEDS:,} feeds of {ROWS} rows ({len(body(rows(0))):,} bytes of JSON), two versions each, memory store, release build")
+        print(f"{FEEDS:,} feeds of {ROWS} rows ({len(body(rows(0))):,} bytes of JSON), two versions each, memory store, "
+              f"--max-feed-memory {int(MAX_FEED_MEMORY):,}, release build")
         print(f"  resident memory: {(rss_end - rss_start) / 1024:,.0f} MB more ({rss_end / 1024:,.0f} MB in all); "
               f"{(rss_end - rss_start) * 1024 / FEEDS:,.0f} bytes a feed")
         print(f"  batchdiff_feed_bytes: {(bytes_end - bytes_start) / 2**20:,.0f} MB; {(bytes_end - bytes_start) / FEEDS:,.0f} bytes a feed")
