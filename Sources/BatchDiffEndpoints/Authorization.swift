@@ -14,19 +14,19 @@ extension BatchDiffService {
     /// `insufficient_scope`): its grant. Reads need a credential when a read token or keys
     /// are configured, writes when any token or keys are (else the request goes on, whatever
     /// credential it has); without one, 401. A credential that is neither a configured token
-    /// nor a signed one is 403.
-    func authorize(_ request: HTTPRequest, _ access: Endpoint.Access, feed: String?) throws(Problem) -> TokenGrant? {
+    /// nor a signed one is 403. The credentials it let the request in by are the answer.
+    func authorize(_ request: HTTPRequest, _ access: Endpoint.Access, feed: String?) throws(Problem) -> Credentials {
         let keyring = configuration.tokenKeys
         let isWrite = access == .write
         let needed = keyring != nil || (isWrite ? configuration.writeToken ?? configuration.readToken : configuration.readToken) != nil
         // A request that needs no credential is not judged by the one it has (a proxy's
         // `Authorization: Basic` included).
-        guard needed else { return nil }
+        guard needed else { return Credentials() }
         guard let (credential, fromQuery) = try Self.credential(of: request, forWriting: isWrite) else { throw Problem.unauthorized }
         // The write token is never taken from a URL, where histories and proxies keep it.
         let tokens = isWrite ? [configuration.writeToken ?? configuration.readToken] : [configuration.readToken, fromQuery ? nil : configuration.writeToken]
         let configured = tokens.compactMap { $0 }
-        if configured.map({ constantTimeEqual(credential, Array($0.utf8)) }).contains(true) { return nil }
+        if configured.map({ constantTimeEqual(credential, Array($0.utf8)) }).contains(true) { return Credentials(token: credential) }
         guard let keyring, credential.contains(UInt8(ascii: ".")) else { throw Problem.forbidden }
         let grant: TokenGrant
         do {
@@ -38,16 +38,7 @@ extension BatchDiffService {
             throw Problem.insufficientScope("the token's scope does not allow \(isWrite ? "writes" : "reads")")
         }
         if let feed, !grant.covers(feed) { throw Problem.insufficientScope("the token does not name feed \(feed)") }
-        return grant
-    }
-
-    /// Who `request` comes from, for limits per client: the subject of its signed token
-    /// (`grant`), else its token, else its address (behind a proxy, every client's is the
-    /// proxy's).
-    static func client(of request: HTTPRequest, _ grant: TokenGrant?) -> String {
-        if let subject = grant?.subject { return "sub " + subject }
-        if let credential = try? credential(of: request, forWriting: false) { return "token " + String(decoding: credential.token, as: UTF8.self) }
-        return "address " + request.clientAddress
+        return Credentials(grant: grant, token: credential)
     }
 
     /// The bearer credential of `request`: `Authorization: Bearer <token>`, or for a read by
@@ -74,6 +65,24 @@ extension BatchDiffService {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// What a request was let in by (``BatchDiffService/authorize(_:_:feed:)``).
+struct Credentials: Sendable {
+    /// The grant of the signed token it was let in by.
+    var grant: TokenGrant?
+    /// The token, static or signed, it was let in by; `nil` when none was needed.
+    var token: [UInt8]?
+
+    /// Who `request` (the request let in by these) comes from, for limits per client: the
+    /// subject of its signed token, else its token, else its address (behind a proxy, every
+    /// client's is the proxy's). A token the server did not need names no one: a client
+    /// could send a new one with each request.
+    func client(of request: HTTPRequest) -> String {
+        if let subject = grant?.subject { return "sub " + subject }
+        if let token { return "token " + String(decoding: token, as: UTF8.self) }
+        return "address " + request.clientAddress
     }
 }
 

@@ -54,8 +54,8 @@ public final class BatchDiffService: Sendable {
             return .accepted(route: label) { _ in .now(route.options) }
         }
         do {
-            let (endpoint, parameters) = try endpoint(of: request, found)
-            return .accepted(route: label) { [self] request in reply(to: request, with: endpoint.answer, parameters) }
+            let (endpoint, admitted) = try endpoint(of: request, found)
+            return .accepted(route: label) { [self] request in reply(to: request, with: endpoint.answer, admitted) }
         } catch {
             return .refused(error.response, route: label)
         }
@@ -63,11 +63,11 @@ public final class BatchDiffService: Sendable {
 
     /// Answers a whole request that ``admit(_:)`` accepted, gzip-encoded when the request
     /// accepts it (``ResponseEncoding``).
-    private func reply(to request: HTTPRequest, with answer: Endpoint.Answer, _ parameters: PathParameters) -> HTTPReply {
+    private func reply(to request: HTTPRequest, with answer: Endpoint.Answer, _ admitted: Admitted) -> HTTPReply {
         let encoding = ResponseEncoding(request)
         switch answer {
         case .now(let answer):
-            return encoding.reply(Result { () throws(Problem) in try answer(self, request, parameters) })
+            return encoding.reply(Result { () throws(Problem) in try answer(self, request, admitted) })
         case .computed(let answer) where request.body.count < Self.offloadedBodySize:
             return encoding.reply(Result { () throws(Problem) in try answer(self, request) })
         case .computed(let answer):
@@ -75,12 +75,12 @@ public final class BatchDiffService: Sendable {
                 try await Workers.run { () throws(Problem) in try answer(service, request) }
             }
         case .task(let answer):
-            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, parameters) }
+            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, admitted) }
         case .taskOrEvents(let answer, _) where !Self.asksForEvents(request):
-            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, parameters) }
+            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, admitted) }
         case .taskOrEvents(_, let events):
             return .later { [self] pending in
-                let task = Task { await events(self, request, parameters, pending) }
+                let task = Task { await events(self, request, admitted, pending) }
                 // A client gone away, or a stream ended: no more events are written.
                 pending.whenAbandoned { task.cancel() }
             }

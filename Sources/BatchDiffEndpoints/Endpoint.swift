@@ -28,17 +28,17 @@ struct Endpoint: Sendable {
     /// How an endpoint is answered.
     enum Answer: Sendable {
         /// At once, on the server's thread: quick work only.
-        case now(@Sendable (BatchDiffService, HTTPRequest, PathParameters) throws(Problem) -> HTTPResponse)
+        case now(@Sendable (BatchDiffService, HTTPRequest, Admitted) throws(Problem) -> HTTPResponse)
         /// CPU work: at once for a small body, on a worker off the server's threads for a large one.
         case computed(@Sendable (BatchDiffService, HTTPRequest) throws(Problem) -> HTTPResponse)
         /// By a task off the server's threads (the feed core's calls may wait for the store).
-        case task(@Sendable (BatchDiffService, HTTPRequest, PathParameters) async throws(Problem) -> HTTPResponse)
+        case task(@Sendable (BatchDiffService, HTTPRequest, Admitted) async throws(Problem) -> HTTPResponse)
         /// As `task`, but a request that asks for an event stream
         /// (``BatchDiffService/asksForEvents(_:)``) is answered by `events` through its
         /// pending response, by a task of its own.
         case taskOrEvents(
-            task: @Sendable (BatchDiffService, HTTPRequest, PathParameters) async throws(Problem) -> HTTPResponse,
-            events: @Sendable (BatchDiffService, HTTPRequest, PathParameters, PendingResponse) async -> Void
+            task: @Sendable (BatchDiffService, HTTPRequest, Admitted) async throws(Problem) -> HTTPResponse,
+            events: @Sendable (BatchDiffService, HTTPRequest, Admitted, PendingResponse) async -> Void
         )
     }
 

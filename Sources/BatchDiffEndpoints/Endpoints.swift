@@ -16,8 +16,8 @@ extension BatchDiffService {
         Endpoint(["POST"], "/diff", access: .read, body: .json, answer: .computed { service, request throws(Problem) in
             try service.diff(request)
         }),
-        Endpoint(["GET", "HEAD"], "/feeds/?", access: .read, answer: .task { service, request, _ throws(Problem) in
-            try await service.listFeeds(request)
+        Endpoint(["GET", "HEAD"], "/feeds/?", access: .read, answer: .task { service, request, admitted throws(Problem) in
+            try await service.listFeeds(request, admitted.credentials)
         }),
         Endpoint(["GET", "HEAD"], "/feeds/{id}", access: .read, answer: .task { service, request, path throws(Problem) in
             try await service.getFeed(path["id"], request)
@@ -32,8 +32,10 @@ extension BatchDiffService {
             try await service.deleteFeed(path["id"])
         }),
         Endpoint(["GET", "HEAD"], "/feeds/{id}/changes", access: .read, answer: .taskOrEvents(
-            task: { service, request, path throws(Problem) in try await service.changes(path["id"], request) },
-            events: { service, request, path, pending in await service.changeEvents(path["id"], request, answeringThrough: pending) }
+            task: { service, request, path throws(Problem) in try await service.changes(path["id"], request, path.credentials) },
+            events: { service, request, path, pending in
+                await service.changeEvents(path["id"], request, path.credentials, answeringThrough: pending)
+            }
         )),
     ]
 
@@ -42,18 +44,18 @@ extension BatchDiffService {
     /// answers (405), the token it needs (401, 403), and for a body it reads, a JSON
     /// content type (415).
     /// `found` is the request path's route (``route(of:)``).
-    func endpoint(of request: HTTPRequest, _ found: (route: Route, parameters: PathParameters)?) throws(Problem) -> (Endpoint, PathParameters) {
+    func endpoint(of request: HTTPRequest, _ found: (route: Route, parameters: PathParameters)?) throws(Problem) -> (Endpoint, Admitted) {
         guard let (route, parameters) = found else { throw Self.unrouted(request.path) }
         guard let endpoint = route.endpoints.first(where: { $0.methods.contains(request.method) }) else {
             throw Problem.methodNotAllowed(request.method, request.path, allowed: route.allowed)
         }
-        if endpoint.access != .open { _ = try authorize(request, endpoint.access, feed: parameters[ifPresent: "id"]) }
+        let credentials = endpoint.access == .open ? Credentials() : try authorize(request, endpoint.access, feed: parameters[ifPresent: "id"])
         switch endpoint.body {
         case .none: break
         case .json: try Self.checkContentType(request)
         case .ops: try Self.checkOpsContentType(request)
         }
-        return (endpoint, parameters)
+        return (endpoint, Admitted(parameters: parameters, credentials: credentials))
     }
 
     /// The problem of a path no route matches: under `/feeds/`, a feed id with a `/` in it

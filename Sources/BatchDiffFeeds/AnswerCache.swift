@@ -39,6 +39,8 @@ final class AnswerCache: Sendable {
         var latest: Int
         var answers: [Question: ComputedAnswer] = [:]
         var bytes = 0
+        /// Whether a client asked a question of this version (not only a write kept one).
+        var asked = false
     }
 
     private struct State {
@@ -70,6 +72,7 @@ final class AnswerCache: Sendable {
         }
         let found = state.withLock { state -> Found in
             if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question] {
+                state.kept[question.feed]?.asked = true
                 return .kept(answer)
             }
             if let task = state.computing[question] { return .computing(task, mine: false) }
@@ -85,7 +88,7 @@ final class AnswerCache: Sendable {
             if mine {
                 state.withLock { state in
                     state.computing[question] = nil
-                    if case .success(let answer) = result { keep(answer, for: question, in: &state) }
+                    if case .success(let answer) = result { keep(answer, for: question, asked: true, in: &state) }
                 }
             }
             do {
@@ -96,12 +99,18 @@ final class AnswerCache: Sendable {
         }
     }
 
-    /// Keeps `answer` for `question` (an answer made with a write, say).
+    /// Keeps `answer` for `question` (an answer made with a write, say), for clients to come.
     func keep(_ answer: ComputedAnswer, for question: Question) {
-        state.withLock { keep(answer, for: question, in: &$0) }
+        state.withLock { keep(answer, for: question, asked: false, in: &$0) }
     }
 
-    private func keep(_ answer: ComputedAnswer, for question: Question, in state: inout State) {
+    /// Whether a client asked a question of `feed` at version `latest` (a write's answer
+    /// for the clients at that version is worth keeping then: they follow the feed).
+    func wasAsked(_ feed: FeedID, atLatest latest: Int) -> Bool {
+        state.withLock { state in state.kept[feed].map { $0.latest == latest && $0.asked } ?? false }
+    }
+
+    private func keep(_ answer: ComputedAnswer, for question: Question, asked: Bool, in state: inout State) {
         var kept = state.kept[question.feed] ?? Kept(latest: question.latest)
         guard kept.latest <= question.latest else { return }  // a newer version is here already
         if kept.latest < question.latest || kept.bytes + answer.byteCount > Self.perFeedLimit || kept.answers.count >= Self.perFeedQuestions {
@@ -110,6 +119,7 @@ final class AnswerCache: Sendable {
         state.remove(question.feed)
         kept.bytes += answer.byteCount - (kept.answers[question]?.byteCount ?? 0)  // as allocated
         kept.answers[question] = answer
+        kept.asked = kept.asked || asked
         let room = room()
         if state.bytes + kept.bytes > room {
             state.kept = [:]

@@ -97,9 +97,7 @@ enum FeedAnswers {
                     let elements = FlatElements(latest)
                     try output.stepsMembers(batch, values: { output, position in try elements.write(position, into: &output) }, changedMembers: changedMembers)
                 } else {
-                    output.batchMembers(batch, changedMembers: changedMembers)
-                    output.key("values")
-                    try output.object { output in try values(of: batch, from: latest, into: &output) }
+                    try batchMembers(batch, values: try values(of: batch, from: latest), changedMembers: changedMembers, into: &output)
                 }
             }
         } catch {
@@ -159,24 +157,12 @@ enum FeedAnswers {
     /// without changed members, `batch` with the texts of its `values`: what
     /// ``changes(feed:from:latest:batch:format:changedMembers:)`` writes, from what a patch
     /// knows without the whole latest text.
-    static func changes(feed: String, from: Int, to: Int, batch: JSONBatch, values: PatchChange.Values) throws(FeedError) -> [UInt8] {
+    static func changes(feed: String, from: Int, to: Int, batch: JSONBatch, values: ValueTexts) throws(FeedError) -> [UInt8] {
         var output = JSONOutput(capacity: 1024)
         do {
             try output.object { output in
                 members(feed: feed, from: from, to: to, into: &output)
-                output.batchMembers(batch, changedMembers: nil)
-                output.key("values")
-                try output.object { output in
-                    rows(inserted: values.insertedRows, reloaded: values.reloadedRows, into: &output)
-                    guard case .sectioned = batch else { return }
-                    output.key("sections")
-                    try output.object { output in
-                        output.key("inserted")
-                        output.array(values.insertedSections) { output, text in output.value(text: text) }
-                        output.key("updated")
-                        try output.array(values.updatedHeaders) { output, text in try output.header(text) }
-                    }
-                }
+                try batchMembers(batch, values: values, changedMembers: nil, into: &output)
             }
         } catch {
             throw .internalFailure("feed \(feed): the values of the batch from \(from) to \(to): \(error)")
@@ -184,41 +170,61 @@ enum FeedAnswers {
         return output.bytes
     }
 
-    /// `"rows": {"inserted": [...], "reloaded": [...]}`, the rows' texts.
-    private static func rows(inserted: [ArraySlice<UInt8>], reloaded: [ArraySlice<UInt8>], into output: inout JSONOutput) {
-        output.key("rows")
-        output.object { output in
-            output.key("inserted")
-            output.array(inserted) { output, text in output.value(text: text) }
-            output.key("reloaded")
-            output.array(reloaded) { output, text in output.value(text: text) }
-        }
-    }
-
-    private static func values(of batch: JSONBatch, from latest: Snapshot, into output: inout JSONOutput) throws {
-        let text = latest.bytes
-        func rows(_ inserted: [JSONItem], _ reloaded: [JSONItem]) {
-            Self.rows(inserted: inserted.map { text[$0.span] }, reloaded: reloaded.map { text[$0.span] }, into: &output)
-        }
-        switch (batch, latest.collection) {
-        case (.list(let batch), .list(let items)):
-            let values = try batch.values(from: items)
-            rows(values.insertedRows, values.reloadedRows)
-        case (.sectioned(let batch), .sectioned(let sections)):
-            let values = try batch.values(from: sections.flat)
-            rows(values.insertedRows, values.reloadedRows)
+    /// The batch's members and `values`, `{"rows": {"inserted", "reloaded"}}` and for a
+    /// sectioned batch `"sections": {"inserted", "updated"}` (docs/batch-format.md §6).
+    private static func batchMembers(
+        _ batch: JSONBatch, values: ValueTexts, changedMembers: ChangedMembers?, into output: inout JSONOutput
+    ) throws {
+        output.batchMembers(batch, changedMembers: changedMembers)
+        output.key("values")
+        try output.object { output in
+            output.key("rows")
+            output.object { output in
+                output.key("inserted")
+                output.array(values.insertedRows) { output, text in output.value(text: text) }
+                output.key("reloaded")
+                output.array(values.reloadedRows) { output, text in output.value(text: text) }
+            }
+            guard case .sectioned = batch else { return }
             output.key("sections")
             try output.object { output in
                 output.key("inserted")
-                // A section's header spans the whole section's text.
-                output.array(values.insertedHeaders) { output, header in output.value(text: text[header.span]) }
+                output.array(values.insertedSections) { output, text in output.value(text: text) }
                 output.key("updated")
-                try output.array(values.updatedHeaders) { output, header in try output.header(header, in: text) }
+                try output.array(values.updatedSections) { output, text in try output.header(text) }
             }
+        }
+    }
+
+    /// The texts of `batch`'s values, from `latest`'s text.
+    private static func values(of batch: JSONBatch, from latest: Snapshot) throws -> ValueTexts {
+        let text = latest.bytes
+        switch (batch, latest.collection) {
+        case (.list(let batch), .list(let items)):
+            let values = try batch.values(from: items)
+            return ValueTexts(insertedRows: values.insertedRows.map { text[$0.span] }, reloadedRows: values.reloadedRows.map { text[$0.span] })
+        case (.sectioned(let batch), .sectioned(let sections)):
+            let values = try batch.values(from: sections.flat)
+            // A section's header spans the whole section's text.
+            return ValueTexts(
+                insertedRows: values.insertedRows.map { text[$0.span] }, reloadedRows: values.reloadedRows.map { text[$0.span] },
+                insertedSections: values.insertedHeaders.map { text[$0.span] }, updatedSections: values.updatedHeaders.map { text[$0.span] }
+            )
         default:
             throw FeedError.internalFailure("a batch of another shape than the feed")
         }
     }
+}
+
+/// The texts of a `changes` answer's `values` (docs/batch-format.md §6), in the batch's
+/// order: rows inserted and reloaded, and for a sectioned batch each inserted section's
+/// whole text and each updated section's text, whose header (the text without `items`) the
+/// answer carries.
+struct ValueTexts {
+    var insertedRows: [ArraySlice<UInt8>] = []
+    var reloadedRows: [ArraySlice<UInt8>] = []
+    var insertedSections: [ArraySlice<UInt8>] = []
+    var updatedSections: [ArraySlice<UInt8>] = []
 }
 
 /// The elements of a snapshot's flat list, as an adapter shows it (docs/batch-format.md
@@ -259,7 +265,7 @@ private struct FlatElements {
             }
             let section = sections[low]
             if position == starts[low] {
-                try output.header(section.header, in: text)
+                try output.header(text[section.header.span])
             } else {
                 output.value(text: text[section.items[position - starts[low] - 1].span])
             }
@@ -268,15 +274,9 @@ private struct FlatElements {
 }
 
 extension JSONOutput {
-    /// Appends a section's header as a client gets it: the section's text (`header`'s span in
-    /// `text`) read again, without its `items`.
-    fileprivate mutating func header(_ header: JSONSectionHeader, in text: [UInt8]) throws {
-        try self.header(Array(text[header.span]))
-    }
-
     /// Appends a section's header as a client gets it: the section's `text` read again,
     /// without its `items`.
-    fileprivate mutating func header(_ text: [UInt8]) throws {
-        object(try JSONDocument(bytes: text).root, without: "items")
+    fileprivate mutating func header(_ text: ArraySlice<UInt8>) throws {
+        object(try JSONDocument(bytes: Array(text)).root, without: "items")
     }
 }

@@ -154,6 +154,7 @@ public final class Feeds: Sendable {
         guard change.batch.operationCount > 0 else {
             return try await unchanged(stored, batch: change.batch, to: id, options: options, keeping: key)
         }
+        let followed = isFollowed(id, at: base.version)
         let (next, made) = try await Workers.run { () throws(FeedError) in
             var next = Snapshot(patching: base, by: change.forward, textCount: change.textCount, idKey: stored.idKey).numbered(base.version + 1)
             // Written whole once the changes it is read through pass its text's length: so
@@ -164,8 +165,12 @@ public final class Feeds: Sendable {
             let write = try FeedAnswers.write(
                 feed: id.name, version: next.version, changed: true, batch: change.batch, options: options, changedMembers: members
             )
-            let full = try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: change.values)
-            return (next, (write: write, changes: FeedAnswers.computed(feed: id.name, from: base.version, latest: next, batch: change.batch, full: full)))
+            let changes = followed
+                ? FeedAnswers.computed(
+                    feed: id.name, from: base.version, latest: next, batch: change.batch,
+                    full: try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: change.values)
+                ) : nil
+            return (next, (write: write, changes: changes))
         }
         let keptAnswer = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: base, changes: (change.forward, change.backward), keeping: keptAnswer)
@@ -214,7 +219,10 @@ public final class Feeds: Sendable {
         let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
         // A new feed's base is the empty collection, version 0, where its clients start.
         let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
-        let made = try await Workers.run { () throws(FeedError) in try Self.answers(writing: next, over: base, to: id, options: options) }
+        let followed = isFollowed(id, at: base.version)
+        let made = try await Workers.run { () throws(FeedError) in
+            try Self.answers(writing: next, over: base, to: id, options: options, answeringClients: followed)
+        }
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, keeping: kept)
         guard try await append(version, answering: made.changes, since: base.version, to: id, settings: settings, after: previous) else { return nil }
@@ -223,32 +231,47 @@ public final class Feeds: Sendable {
     }
 
     /// Stores `version` as the next of feed `id` (created with `settings` when `previous`
-    /// is `nil`), and keeps `answer`, its batch for clients at version `since`, for them;
-    /// `false` when the store moved on meanwhile. Room for it is made by dropping the
-    /// answers kept first.
+    /// is `nil`), and keeps `answer`, when there is one, its batch for clients at version
+    /// `since`, for them, before the long polls on the feed are woken; `false` when the
+    /// store moved on meanwhile. Room for it is made by dropping the answers kept first.
     private func append(
-        _ version: NewVersion, answering answer: ComputedAnswer, since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
+        _ version: NewVersion, answering answer: ComputedAnswer?, since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
     ) async throws(FeedError) -> Bool {
         let next = version.snapshot
         if answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
+        if answer != nil { longPolls.holdWakes(of: id) }
+        defer { if answer != nil { longPolls.releaseWakes(of: id) } }
         guard try await store.append(version, to: id, settings: settings, after: previous) else { return false }
-        metrics.answersComputed.increment()
-        answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
+        if let answer {
+            metrics.answersComputed.increment()
+            answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
+        }
         return true
     }
 
+    /// Whether clients follow feed `id` at `version`, its latest: a long poll or event
+    /// stream waits on it, or a client asked about that version. A write makes their answer
+    /// with it; a feed nobody follows (most of a million per-user feeds) keeps none.
+    private func isFollowed(_ id: FeedID, at version: Int) -> Bool {
+        longPolls.areParked(on: id) || answers.wasAsked(id, atLatest: version)
+    }
+
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
-    /// it, the answer for clients at `base` (who ask next, most without options), and the
-    /// row of `base` each row of `latest` is unchanged from (``NewVersion``).
+    /// it, the answer for clients at `base` when `answeringClients` (they ask next, most
+    /// without options), and the row of `base` each row of `latest` is unchanged from
+    /// (``NewVersion``).
     private static func answers(
-        writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions
-    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer, origins: [Int?]) {
+        writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions, answeringClients: Bool
+    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer?, origins: [Int?]) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
         let batch = try batch(from: base.collection, to: latest.collection)
-        let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
-        let changes = FeedAnswers.computed(feed: id.name, from: base.version, latest: latest, batch: batch, full: full)
+        let changes = answeringClients
+            ? FeedAnswers.computed(
+                feed: id.name, from: base.version, latest: latest, batch: batch,
+                full: try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
+            ) : nil
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
         let write = try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed)
         // Only over a stored version (a new feed's base is the empty collection); without

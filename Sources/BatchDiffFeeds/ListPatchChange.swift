@@ -27,7 +27,7 @@ enum ListPatchChange {
             if let new = side(of: identity, in: order) { named.append(Named(old: nil, new: new)) }
         }
         let plan = try Plan(named, order: order, oldCount: list.oldCount)
-        var values = PatchChange.Values()
+        var values = ValueTexts()
         let texts = list.rows.texts
         values.insertedRows = plan.inserted.map { texts[$0.location] }
         values.reloadedRows = plan.reloaded.map { texts[$0.location] }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// Long polls parked on feeds, each woken once: by a change of its feed, by its deadline,
 /// or at shutdown. A long poll registers before it reads the feed's latest version, so a
-/// change that comes between the read and the wait still wakes it.
+/// change that comes between the read and the wait still wakes it. A feed's wake-ups can be
+/// held while a write of this process stores its version and keeps the answer its long polls
+/// will ask for (``holdWakes(of:)``), so they find it rather than compute it again.
 final class LongPolls: Sendable {
     /// One parked long poll's wake-up.
     final class Wake: Sendable {
@@ -66,6 +68,10 @@ final class LongPolls: Sendable {
         var parked: [FeedID: [ObjectIdentifier: Wake]] = [:]
         var count = 0
         var closing = false
+        /// Feeds whose wake-ups are held, with the number of holds.
+        var held: [FeedID: Int] = [:]
+        /// Held feeds that changed meanwhile: woken when the last hold is released.
+        var changedWhileHeld: Set<FeedID> = []
     }
 
     private let state = Mutex(State())
@@ -89,9 +95,33 @@ final class LongPolls: Sendable {
         }
     }
 
-    /// Wakes every long poll on `feed`.
+    /// Wakes every long poll on `feed`, or when its wake-ups are held, once they are released.
     func wake(_ feed: FeedID) {
-        for wake in state.withLock({ $0.parked[feed].map { Array($0.values) } ?? [] }) { wake.wake() }
+        let parked = state.withLock { state -> [Wake] in
+            guard state.held[feed] == nil else {
+                state.changedWhileHeld.insert(feed)
+                return []
+            }
+            return state.parked[feed].map { Array($0.values) } ?? []
+        }
+        for wake in parked { wake.wake() }
+    }
+
+    /// Holds the wake-ups of `feed` until ``releaseWakes(of:)``.
+    func holdWakes(of feed: FeedID) {
+        state.withLock { $0.held[feed, default: 0] += 1 }
+    }
+
+    /// Releases a hold of ``holdWakes(of:)``; the last one wakes the long polls on `feed`
+    /// if it changed meanwhile.
+    func releaseWakes(of feed: FeedID) {
+        let changed = state.withLock { state -> Bool in
+            state.held[feed, default: 1] -= 1
+            guard state.held[feed] == 0 else { return false }
+            state.held[feed] = nil
+            return state.changedWhileHeld.remove(feed) != nil
+        }
+        if changed { wake(feed) }
     }
 
     /// Wakes every long poll parked now (they read their feeds again).
@@ -103,6 +133,11 @@ final class LongPolls: Sendable {
     func close() {
         state.withLock { $0.closing = true }
         wakeAll()
+    }
+
+    /// Whether a long poll (or event stream) waits on `feed` now.
+    func areParked(on feed: FeedID) -> Bool {
+        state.withLock { $0.parked[feed] != nil }
     }
 
     /// Long polls parked now.

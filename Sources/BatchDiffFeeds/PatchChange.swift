@@ -5,20 +5,10 @@ import BatchDiffJSON
 /// change of the old one and back (``TextDelta``).
 struct PatchChange {
     let batch: JSONBatch
-    let values: Values
+    let values: ValueTexts
     /// The new text as a change of the old, and the old as a change of the new.
     let forward: TextDelta
     let backward: TextDelta
     /// The new text's length.
     let textCount: Int
-
-    /// The texts of a batch's `values` (docs/batch-format.md §6), in its order.
-    struct Values {
-        var insertedRows: [ArraySlice<UInt8>] = []
-        var reloadedRows: [ArraySlice<UInt8>] = []
-        /// Each inserted section's whole text.
-        var insertedSections: [[UInt8]] = []
-        /// Each updated section's header: the section's text with its `items` empty.
-        var updatedHeaders: [[UInt8]] = []
-    }
 }

@@ -124,12 +124,12 @@ enum SectionedPatchChange {
         sections.moved.sort { $0.from < $1.from }
 
         let texts = collection.texts
-        var values = PatchChange.Values()
+        var values = ValueTexts()
         values.insertedRows = inserted.map { texts[$0.row.location] }
         values.reloadedRows = reloaded.map { texts[$0.row.location] }
         let newNodes = collection.order.rowsInOrder()
-        values.insertedSections = sections.inserted.map { collection.text(of: newNodes[$0]) }
-        values.updatedHeaders = sections.updated.map { collection.headerText(of: newNodes[$0]) }
+        values.insertedSections = sections.inserted.map { collection.text(of: newNodes[$0])[...] }
+        values.updatedSections = sections.updated.map { collection.headerText(of: newNodes[$0])[...] }
 
         // The counts every batch carries: rows per section, old and new.
         let newCounts = newNodes.map { collection[$0].rows.count }

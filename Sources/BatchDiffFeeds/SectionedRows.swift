@@ -23,9 +23,12 @@ struct SectionedRows {
     var texts: RowTexts
     /// The collection's text before and after its `sections` array (without its brackets).
     let outer: (prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>)
-    /// Every row identity: how many rows have it, and a section one of them is in (-1 when
-    /// it must be looked for: a repeat went with a removed section).
+    /// Every row identity: how many rows have it, and a section one of them is in (the one,
+    /// when there is one).
     private var rowIdentities: [Fingerprint: (section: Int32, count: Int32)] = [:]
+    /// For an identity of more than one row, how many of them each section holds (so that
+    /// when one is left, its section is known without looking through every section).
+    private var repeatedIdentitySections: [Fingerprint: [Int32: Int32]] = [:]
     private(set) var rowCount = 0
 
     /// The sections of `snapshot`, a sectioned version (read whole).
@@ -89,10 +92,8 @@ struct SectionedRows {
     func row(_ identity: Fingerprint) -> RowLookup {
         guard let found = rowIdentities[identity] else { return .none }
         guard found.count == 1 else { return .repeated }
-        let section = found.section >= 0
-            ? Int(found.section) : sections.indices.first { sections[$0].map { $0.rows.row(identity) != .none } ?? false }
-        guard let section, let rows = sections[section]?.rows, case .row(let row) = rows.row(identity) else { return .none }
-        return .row(section: Int32(section), row: row)
+        guard let rows = sections[Int(found.section)]?.rows, case .row(let row) = rows.row(identity) else { return .none }
+        return .row(section: found.section, row: row)
     }
 
     /// How many rows have `identity`, and a section one of them is in.
@@ -137,19 +138,25 @@ struct SectionedRows {
         order.change(node, content: content, location: textLocation(of: node))
     }
 
-    /// Counts `by` more rows of `identity` (fewer when negative), one of them in `section`.
+    /// Counts `by` more rows of `identity` in `section` (fewer when negative).
     mutating func count(_ identity: Fingerprint, in section: Int32, by delta: Int32) {
         let found = rowIdentities[identity]
         let count = (found?.count ?? 0) + delta
         rowCount += Int(delta)
         guard count > 0 else {
             rowIdentities[identity] = nil
+            repeatedIdentitySections[identity] = nil
             return
         }
-        // A repeat left alone is looked for in every section when named (rare: its other
-        // row went with a removed section, or moved).
-        let known = delta > 0 ? section : (count == 1 ? -1 : found?.section ?? -1)
-        rowIdentities[identity] = (known, count)
+        guard let found, count > 1 || found.count > 1 else {
+            rowIdentities[identity] = (section, count)
+            return
+        }
+        var perSection = repeatedIdentitySections.removeValue(forKey: identity) ?? [found.section: found.count]
+        perSection[section, default: 0] += delta
+        if perSection[section] == 0 { perSection[section] = nil }
+        rowIdentities[identity] = (perSection[section] != nil ? section : perSection.first?.key ?? section, count)
+        if count > 1 { repeatedIdentitySections[identity] = perSection }
     }
 
     /// A new section of `identity`, header `prefix`/`suffix` and content `content`, with no

@@ -48,26 +48,33 @@ final class ComputedAnswer: Sendable {
     let operationCount: Int
     /// What writes the reload answer (the latest collection whole); `nil` for a document.
     private let makeReload: (@Sendable () -> [UInt8])?
-    /// Bytes the cache counts for it: the full answer as allocated. Neither its gzip form
+    /// Bytes the cache counts for it: the full answer, held at its length. Neither its gzip form
     /// (at most as large, made once) nor a reload (written for each client that needs one,
     /// and gone with its answer: kept, 64 questions of a big feed would hold 64 copies of
     /// it) is counted.
     let byteCount: Int
 
     /// A document, or an answer that never reloads.
-    init(_ full: [UInt8]) {
-        self.full = SharedAnswer(full)
-        operationCount = 0
-        makeReload = nil
-        byteCount = full.capacity
+    convenience init(_ full: [UInt8]) {
+        self.init(full: full, operationCount: 0, makeReload: nil)
     }
 
     /// A `changes` answer: `full`, and the reload that `makeReload` writes.
-    init(full: [UInt8], operationCount: Int, makeReload: @escaping @Sendable () -> [UInt8]) {
-        self.full = SharedAnswer(full)
+    init(full: [UInt8], operationCount: Int, makeReload: (@Sendable () -> [UInt8])?) {
+        let held = Self.trimmed(full)
+        self.full = SharedAnswer(held)
         self.operationCount = operationCount
         self.makeReload = makeReload
-        byteCount = full.capacity
+        byteCount = held.capacity
+    }
+
+    /// `text` in a buffer of its length when the one it was written into has much more room
+    /// (a writer's buffer grows by doubling, and starts at a kilobyte: a small feed's answer,
+    /// a few hundred bytes, would hold three times its size for as long as it is kept).
+    private static func trimmed(_ text: [UInt8]) -> [UInt8] {
+        text.capacity - text.count > text.count / 8 + 32 ? Array(unsafeUninitializedCapacity: text.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: text)
+        } : text
     }
 
     /// The answer a client with `maxChanges` gets: a reload past it, else the full one.

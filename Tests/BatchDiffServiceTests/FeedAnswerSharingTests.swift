@@ -7,10 +7,11 @@ final class FeedAnswerSharingTests: ServerTestCase {
         let client = try startServer().client
         let items = (0..<2000).map { #"{"id":\#($0),"v":0}"# }
         let first = assertVersion(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]"))
+        XCTAssertEqual(try client.get("/feeds/shared").status, 200, "a client follows the feed")
         let changed = items.enumerated().map { $0.offset % 10 == 0 ? #"{"id":\#($0.offset),"v":1}"# : $0.element }
         assertVersion(try client.put("/feeds/shared", "[" + changed.joined(separator: ",") + "]"), first + 1)
 
-        // Clients at the first version find their answer computed with the write.
+        // Clients at the first version (one asked about it) find their answer computed with the write.
         let computedAfterWrites = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
         XCTAssertEqual(try client.get("/feeds/shared/changes?since=\(first)").status, 200)
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites, "since=first was computed with the write")
@@ -33,6 +34,7 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reusedBefore + 15)
 
         // A new version makes the question new again: one more diff for it.
+        XCTAssertEqual(try client.get("/feeds/shared").status, 200)
         assertVersion(try client.put("/feeds/shared", "[" + items.joined(separator: ",") + "]"), first + 2)
         for _ in 0..<3 { XCTAssertEqual(try client.get("/feeds/shared/changes?since=0").status, 200) }
         XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computedAfterWrites + 3, "the write's own answer and one for since=0")
@@ -42,6 +44,7 @@ final class FeedAnswerSharingTests: ServerTestCase {
         let client = try startServer(["--max-versions", "2"]).client
         let first = assertVersion(try client.put("/feeds/trimmed", jsonText([1])))
         for version in 2...4 {
+            XCTAssertEqual(try client.get("/feeds/trimmed").status, 200, "a client follows the feed")
             assertVersion(try client.put("/feeds/trimmed", jsonText(Array(1...version))), first + version - 1)
         }
         // The fourth version's write trimmed the second away, but clients at the third
@@ -55,6 +58,35 @@ final class FeedAnswerSharingTests: ServerTestCase {
         assertVersionGone(try client.get("/feeds/trimmed/changes?since=\(first + 1)"), latest: first + 3)
     }
 
+    /// A write makes the answer for clients one version behind only when some follow the
+    /// feed: a long poll waits on it, or a client asked about the version it replaces. A
+    /// feed nobody reads (most of a million per-user feeds) keeps no answer.
+    func testAWriteKeepsAnAnswerOnlyForAFollowedFeed() throws {
+        let client = try startServer().client
+        let first = assertVersion(try client.put("/feeds/unread", jsonText([1, 2, 3])))
+        assertVersion(try client.put("/feeds/unread", jsonText([3, 2, 1])), first + 1)
+        var computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+        XCTAssertEqual(try client.get("/feeds/unread/changes?since=\(first)").status, 200)
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed + 1, "no write kept it: computed when asked")
+
+        // A long poll parked on the feed: the write makes its answer.
+        let parked = DispatchSemaphore(value: 0)
+        let polled = Collector<Int>()
+        Thread {
+            let answer = try? client.get("/feeds/unread/changes?since=\(first + 1)&wait=20")
+            polled.append(answer.flatMap { try? JSONSerialization.jsonObject(with: Data($0.text.utf8)) as? [String: Any] }.flatMap { int($0["to"]) } ?? -1)
+            parked.signal()
+        }.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.metric("batchdiff_long_polls_parked")) == 1 })
+        computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+        let reused = try XCTUnwrap(try client.metric("batchdiff_feed_answers_reused_total"))
+        assertVersion(try client.put("/feeds/unread", jsonText([1, 2, 3, 4])), first + 2)
+        XCTAssertEqual(parked.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(polled.all, [first + 2])
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed + 1, "the write's answer")
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_reused_total"), reused + 1, "the long poll's")
+    }
+
     /// `maxChanges` only decides how a computed batch is written: any number of distinct
     /// values on one question cost one diff, in every format (each distinct value computed
     /// the whole diff again, seconds of CPU for a 100-byte request).
@@ -62,6 +94,7 @@ final class FeedAnswerSharingTests: ServerTestCase {
         let client = try startServer().client
         let items = (0..<3000).map { #"{"id":\#($0),"v":0}"# }
         let first = assertVersion(try client.put("/feeds/m", "[" + items.joined(separator: ",") + "]"))
+        XCTAssertEqual(try client.get("/feeds/m").status, 200, "a client follows the feed")
         assertVersion(try client.put("/feeds/m", "[" + items.reversed().joined(separator: ",") + "]"), first + 1)
         for format in ["batch", "steps", "json-patch"] {
             let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))

@@ -221,6 +221,9 @@ final class SignedTokenTests: ServerTestCase {
         let first = try EventStreamClient(open, "/feeds/f/changes?since=\(openVersion)")
         XCTAssertEqual(first.head.status, 200)
         assertProblem(try open.get("/feeds/f/changes?since=\(openVersion)&wait=5"), 429, "too_many_streams")
+        // A token the server does not check makes no new client (any made-up one was one).
+        let madeUp = ["Authorization": "Bearer made-up-\(UInt64.random(in: 0...UInt64.max))"]
+        assertProblem(try open.get("/feeds/f/changes?since=\(openVersion)&wait=5", headers: madeUp), 429, "too_many_streams")
     }
 
     func testKeysRotateOnSIGHUPAndABrokenSetKeepsThoseInForce() throws {

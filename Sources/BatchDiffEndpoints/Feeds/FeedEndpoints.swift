@@ -71,12 +71,11 @@ extension BatchDiffService {
         return .json(200, shared: answer, headers: [("ETag", tag)])
     }
 
-    /// `GET /feeds`: every feed with its latest version.
-    /// `GET /feeds`: every feed, or for a signed token only those it names (found by each
-    /// of its patterns' range of ids).
-    func listFeeds(_ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
+    /// `GET /feeds`: every feed with its latest version, or for a signed token only those
+    /// it names (found by each of its patterns' range of ids).
+    func listFeeds(_ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let (after, limit) = try listQuery(request)
-        let grant = try authorize(request, .read, feed: nil)
+        let grant = credentials.grant
         return .json(200, try await feedCall { () async throws(FeedError) in
             guard let grant else { return try await self.feeds.list(after: after, limit: limit) }
             return try await self.feeds.list(after: after, limit: limit, matching: grant.feeds.map { ($0.text, $0.isPrefix) })
@@ -105,11 +104,11 @@ extension BatchDiffService {
     /// `changedMembers` and `maxChanges` shape the batch.
     /// A long poll with a signed token waits no longer than the token is valid: if it
     /// expires first, with no new version, the answer is 401 `invalid_token`.
-    func changes(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
-        let grant = try authorize(request, .read, feed: name)
+    func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
+        let grant = credentials.grant
         let (id, since, wait, options) = try await changesQuestion(name, request, since: nil)
         let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
-        let client = Self.client(of: request, grant)
+        let client = credentials.client(of: request)
         if wait > 0 {
             guard clientStreams.enter(client) else { throw Problem.tooManyStreams(limit: configuration.maxStreamsPerClient ?? 0) }
         }

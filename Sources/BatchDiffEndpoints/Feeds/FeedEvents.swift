@@ -18,12 +18,12 @@ extension BatchDiffService {
     /// Answers through `pending`: a problem document when the request is wrong or the feed
     /// unknown, else the stream, until its client goes away, the feed is deleted or the
     /// client's version is no longer retained, or the server shuts down.
-    func changeEvents(_ name: String, _ request: HTTPRequest, answeringThrough pending: PendingResponse) async {
+    func changeEvents(_ name: String, _ request: HTTPRequest, _ credentials: Credentials, answeringThrough pending: PendingResponse) async {
         let start: (id: FeedID, since: Int, options: AnswerOptions, expiresAt: Double?)
         let client: String
         do throws(Problem) {
-            let grant = try authorize(request, .read, feed: name)
-            client = Self.client(of: request, grant)
+            let grant = credentials.grant
+            client = credentials.client(of: request)
             let given = try Self.lastEventID(request)
             let (id, since, _, options) = try await changesQuestion(name, request, since: given)
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
