@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -112,6 +112,11 @@ bench-pg-writes: deps-test deps-loadtest release
 # Many small feeds in one server: memory per feed, listing and reads (FEEDS, default 1,000,000).
 bench-small-feeds: release
 	scripts/bench-small-feeds.py .build/release/batchdiff
+
+# Pages and windows of a 1,000,000-row feed against a 1,000-row one: a new client's first
+# window, a deep page, a window's changes after a one-row write; three runs.
+bench-windows: release
+	scripts/bench-windows.py .build/release/batchdiff
 
 # The differ against DifferenceKit built beside it, same workloads, same run. DK is a
 # checkout of DifferenceKit (never committed here).

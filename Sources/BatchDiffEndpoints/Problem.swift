@@ -147,6 +147,11 @@ extension Problem {
                 extraMembers: [("latest", latest)])
     }
 
+    static func cursorGone(feed: String, cursor: String) -> Problem {
+        Problem(status: 410, code: "cursor_gone", title: "Cursor gone",
+                detail: "feed \(feed) has no row \(cursor.prefix(80)) to page after (it was removed); page again from the start or by offset")
+    }
+
     static func preconditionFailed(_ detail: String) -> Problem {
         Problem(status: 412, code: "precondition_failed", title: "Precondition failed", detail: detail)
     }

@@ -23,6 +23,10 @@ final class AnswerCache: Sendable {
         case document
         /// The changes from `since`, in `format`, with `changedMembers` or not.
         case changes(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
+        /// A page of the latest collection.
+        case page(PageStart, limit: Int)
+        /// The changes of a window from `since`.
+        case window(since: Int, FeedWindow)
 
         /// The changes from `since` as `options` ask for them, `maxChanges` aside.
         static func changes(since: Int, options: AnswerOptions) -> Asked {

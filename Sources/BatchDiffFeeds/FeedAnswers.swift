@@ -75,7 +75,7 @@ enum FeedAnswers {
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8]
     ) -> ComputedAnswer {
         let counts = BatchCounts(batch)
-        return ComputedAnswer(full: full, operationCount: batch.operationCount) {
+        return ComputedAnswer(full: full, operationCount: batch.operationCount, batch: batch) {
             reload(feed: feed, from: from, latest: latest, counts: counts)
         }
     }
@@ -117,6 +117,51 @@ enum FeedAnswers {
             output.value(text: latest.bytes)
         }
         return output.bytes
+    }
+
+    /// The answer to a window's `changes` (docs/feeds.md §5.3): `{"feed","from","to","offset",
+    /// ...batch, "values", "total"}`, the batch `seen` (the window's, its `counts` the
+    /// window's) and `total` the collection's counts, old and new; the values' texts read
+    /// from `rows`, the latest list. Its reload (past `maxChanges`) carries the window's rows
+    /// as `data`, written now: a window's are few.
+    static func window(
+        _ seen: ListBatchWindow, feed: String, from: Int, to: Int, offset: Int, total: (old: Int, new: Int), rows: borrowing ListRows
+    ) throws(FeedError) -> ComputedAnswer {
+        let start = min(offset, rows.order.count)
+        let nodes = rows.order.rows(at: start..<start + seen.batch.newCount)
+        let texts = nodes.map { rows.texts[rows.order.location(of: $0)] }
+        let values = ValueTexts(
+            insertedRows: seen.batch.rows.inserted.map { texts[$0] }, reloadedRows: seen.reloadedPositions.map { texts[$0 - start] }
+        )
+        let batch = JSONBatch.list(seen.batch)
+        func write(_ members: (inout JSONOutput) throws -> Void) rethrows -> [UInt8] {
+            var output = JSONOutput(capacity: 1024)
+            try output.object { output in
+                Self.members(feed: feed, from: from, to: to, into: &output)
+                output.key("offset")
+                output.integer(offset)
+                try members(&output)
+                output.key("total")
+                output.object { output in
+                    output.key("old")
+                    output.integer(total.old)
+                    output.key("new")
+                    output.integer(total.new)
+                }
+            }
+            return output.bytes
+        }
+        let reload = write { output in
+            output.reloadMembers(batch)
+            output.key("data")
+            output.array(texts) { output, text in output.value(text: text) }
+        }
+        do {
+            let full = try write { output in try batchMembers(batch, values: values, changedMembers: nil, into: &output) }
+            return ComputedAnswer(full: full, operationCount: batch.operationCount) { reload }
+        } catch {
+            throw .internalFailure("feed \(feed): the window's batch from \(from) to \(to): \(error)")
+        }
     }
 
     /// `"feed","from","to"`, the members every `changes` answer begins with.

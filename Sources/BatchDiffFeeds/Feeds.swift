@@ -9,14 +9,14 @@ import BatchDiffJSON
 /// polls woken by the store's changes, whichever process made them. It knows nothing of
 /// HTTP: it answers with JSON bytes and throws ``FeedError``.
 public final class Feeds: Sendable {
-    private let store: any FeedStore
-    private let answers: AnswerCache
+    let store: any FeedStore
+    let answers: AnswerCache
     private let longPolls = LongPolls()
     private let maxBytes: Int
-    private let metrics = FeedMetrics()
+    let metrics = FeedMetrics()
     private let series: VersionSeries
     private let turns = WriteTurns()
-    private let rowOrders: RowOrderCache
+    let rowOrders: RowOrderCache
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
     /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
@@ -314,6 +314,13 @@ public final class Feeds: Sendable {
         of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> ChangesAnswer {
         let found = try await latest(of: id, after: since, wait: wait)
+        let answer = try await changes(of: id, since: since, latest: found, options: options)
+        return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: found.snapshot.version)
+    }
+
+    /// The answer from version `since` of feed `id` to `found`, its latest, as `options`
+    /// ask for it (`maxChanges` aside): kept, or computed once however many ask.
+    func changes(of id: FeedID, since: Int, latest found: StoredSnapshot, options: AnswerOptions) async throws(FeedError) -> ComputedAnswer {
         let (latest, idKey) = (found.snapshot, found.idKey)
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
@@ -322,7 +329,7 @@ public final class Feeds: Sendable {
         // of the question, whatever `maxChanges` each sends (the first one's must not leave
         // out the changed members the others get).
         let computed = AnswerOptions(format: options.format, changedMembers: options.changedMembers)
-        let (answer, wasReused) = try await answers.answer(question) { [store] () async throws(FeedError) -> ComputedAnswer in
+        return counted(try await answers.answer(question) { [store] () async throws(FeedError) -> ComputedAnswer in
             let withText = options.changedMembers || options.format == .jsonPatch
             let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
             return try await Workers.run { () throws(FeedError) in
@@ -335,13 +342,17 @@ public final class Feeds: Sendable {
                     )
                 return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full)
             }
-        }
-        if wasReused {
+        })
+    }
+
+    /// `found`'s answer, counted in the metrics as reused or computed.
+    func counted(_ found: (answer: ComputedAnswer, reused: Bool)) -> ComputedAnswer {
+        if found.reused {
             metrics.answersReused.increment()
         } else {
             metrics.answersComputed.increment()
         }
-        return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest.version)
+        return found.answer
     }
 
     /// The latest version of feed `id`, once it is past version `since` (at once when it
@@ -353,7 +364,7 @@ public final class Feeds: Sendable {
     /// The latest of feed `id`; when that is version `since`, the next one within `wait`.
     /// The long poll registers before it reads, so a change between the read and the wait
     /// still wakes it.
-    private func latest(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> StoredSnapshot {
+    func latest(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> StoredSnapshot {
         let wake = wait > .zero ? longPolls.register(on: id) : nil
         defer { if let wake { longPolls.unregister(wake, from: id) } }
         guard let found = try await store.latest(of: id) else { throw .notFound(id) }

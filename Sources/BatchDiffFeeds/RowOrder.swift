@@ -123,6 +123,45 @@ struct RowOrder {
         return rows
     }
 
+    /// The rows at `positions` (within `0..<count`), in order: the first found from the
+    /// root, each next one as the one before's successor (O(log n), then O(1) each on average).
+    func rows(at positions: Range<Int>) -> [Int32] {
+        guard !positions.isEmpty else { return [] }
+        var rows: [Int32] = []
+        rows.reserveCapacity(positions.count)
+        var node = root
+        var rest = positions.lowerBound
+        while true {
+            let left = nodes[Int(node)].left
+            if rest < size(left) {
+                node = left
+            } else if rest == size(left) {
+                break
+            } else {
+                rest -= size(left) + 1
+                node = nodes[Int(node)].right
+            }
+        }
+        rows.append(node)
+        while rows.count < positions.count {
+            node = successor(of: node)
+            rows.append(node)
+        }
+        return rows
+    }
+
+    /// The row after `row` (which must have one).
+    private func successor(of row: Int32) -> Int32 {
+        var node = row
+        if nodes[Int(node)].right >= 0 {
+            node = nodes[Int(node)].right
+            while nodes[Int(node)].left >= 0 { node = nodes[Int(node)].left }
+            return node
+        }
+        while nodes[Int(nodes[Int(node)].parent)].right == node { node = nodes[Int(node)].parent }
+        return nodes[Int(node)].parent
+    }
+
     /// The row's position.
     func position(of row: Int32) -> Int {
         var position = size(nodes[Int(row)].left)

@@ -1,9 +1,9 @@
 import Synchronization
 
 /// Feeds' latest collections as patches keep them (``PatchRows``), kept between patches so
-/// that a patch does not read the whole collection again. One is taken out for a patch and
-/// kept again with the version the patch made; within a byte budget, the one kept longest
-/// ago is dropped first.
+/// that a patch does not read the whole collection again, and read in place for pages. One
+/// is taken out for a patch and kept again with the version the patch made; within a byte
+/// budget, the one kept longest ago is dropped first.
 final class RowOrderCache: Sendable {
     private struct Entry {
         let version: Int
@@ -41,11 +41,23 @@ final class RowOrderCache: Sendable {
         }
     }
 
-    /// Keeps `rows`, of version `version` of feed `id`.
+    /// What `read` reads of the collection kept for version `version` of feed `id`, read in
+    /// place, under the cache's lock (a copy held past it would make the next patch copy the
+    /// whole collection before it changes it); `nil` when none is kept for that version.
+    func read<Value: Sendable>(_ id: FeedID, version: Int, _ read: (borrowing PatchRows) throws(FeedError) -> Value) throws(FeedError) -> Value? {
+        try state.withLock { state throws(FeedError) -> Value? in
+            guard let entry = state.entries[id], entry.version == version else { return nil }
+            return try read(entry.rows)
+        }
+    }
+
+    /// Keeps `rows`, of version `version` of feed `id`, unless one of that version or a
+    /// later one is kept.
     func keep(_ rows: PatchRows, for id: FeedID, version: Int) {
         let bytes = rows.byteEstimate
         guard bytes <= budget else { return }
         state.withLock { state in
+            if let kept = state.entries[id], kept.version >= version { return }
             _ = state.remove(id)
             while state.bytes + bytes > budget, let oldest = state.entries.min(by: { $0.value.kept < $1.value.kept })?.key {
                 _ = state.remove(oldest)

@@ -1,3 +1,4 @@
+import BatchDiff
 import BatchDiffJSON
 import Gzip
 import Synchronization
@@ -46,6 +47,9 @@ final class ComputedAnswer: Sendable {
     let full: SharedAnswer
     /// The batch's operations (0 for a document).
     let operationCount: Int
+    /// The batch of a `changes` answer for the whole collection, which windows of it are
+    /// seen through (``ListBatchWindow``); `nil` for other answers.
+    let batch: JSONBatch?
     /// What writes the reload answer (the latest collection whole); `nil` for a document.
     private let makeReload: (@Sendable () -> [UInt8])?
     /// Bytes the cache counts for it: the full answer, held at its length. Neither its gzip form
@@ -59,13 +63,16 @@ final class ComputedAnswer: Sendable {
         self.init(full: full, operationCount: 0, makeReload: nil)
     }
 
-    /// A `changes` answer: `full`, and the reload that `makeReload` writes.
-    init(full: [UInt8], operationCount: Int, makeReload: (@Sendable () -> [UInt8])?) {
+    /// A `changes` answer: `full`, and the reload that `makeReload` writes; `batch`, kept
+    /// with it, when it is the whole collection's.
+    init(full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, makeReload: (@Sendable () -> [UInt8])?) {
         let held = Self.trimmed(full)
         self.full = SharedAnswer(held)
         self.operationCount = operationCount
+        self.batch = batch
         self.makeReload = makeReload
-        byteCount = held.capacity
+        // A batch holds about two integers an operation.
+        byteCount = held.capacity + (batch?.operationCount ?? 0) * 16
     }
 
     /// `text` in a buffer of its length when the one it was written into has much more room

@@ -39,6 +39,9 @@ extension JSONValue {
 extension JSONValue {
     static let itemsKey = Fingerprint.string("items")
 
+    /// Whether this value can be an identity: a string or a number.
+    public var canBeIdentity: Bool { kind.canBeIdentity }
+
     /// This value's identity as an item of a collection whose identity member is `idKey`
     /// (docs/batch-format.md §1.2): the member's value when it holds a string or a number,
     /// else the whole value.

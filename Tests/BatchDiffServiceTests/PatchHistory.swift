@@ -31,6 +31,7 @@ extension ServerTestCase {
             XCTAssertEqual(int(answer["version"]), version, "step \(step)")
             XCTAssertEqual(response.header("ETag"), tag(version))
             try checkBatch(answer, from: document(data), to: document(result), sectioned: sectioned, client: client, step: step, body: body)
+            try checkPages(of: "/feeds/patched-\(shape)", client: client, version: version, expected: result, sectioned: sectioned, step: step)
             let stored = assertJSON(try client.get("/feeds/patched-\(shape)"))
             XCTAssertEqual(stored["data"].map(canonicalJSON), canonicalJSON(document(result)), "step \(step): \(body)")
             if step % 10 == 0 {
@@ -66,6 +67,31 @@ extension ServerTestCase {
             let strip = { (answer: [String: Any]) in canonicalJSON(answer.filter { !["feed", "from", "to"].contains($0.key) }) }
             XCTAssertEqual(strip(fromPatched), strip(fromWhole), "since \(held.patched)")
         }
+    }
+
+    /// A page of `feed` (at `version`) at an offset that moves with `step`, and now and then
+    /// every page by cursor, are as the model `expected` (rows, or sections) has them.
+    private func checkPages(of feed: String, client: HTTPClient, version: Int, expected: [[String: Any]], sectioned: Bool, step: Int) throws {
+        func data(_ elements: [[String: Any]]) -> String { canonicalJSON(sectioned ? ["sections": elements] : elements) }
+        let (offset, limit) = (step * 7 % (expected.count + 2), 1 + step % 5)
+        let page = assertJSON(try client.get("\(feed)?offset=\(offset)&limit=\(limit)"))
+        let rows = Array(expected.dropFirst(offset).prefix(limit))
+        XCTAssertEqual(page["data"].map(canonicalJSON), data(rows), "step \(step): offset \(offset), limit \(limit)")
+        XCTAssertEqual(int(page["version"]), version)
+        XCTAssertEqual(int(page["total"]), expected.count)
+        XCTAssertEqual(int(page["offset"]), offset)
+        XCTAssertEqual(page["next"].map(canonicalJSON), offset + limit < expected.count ? rows.last?["id"].map(canonicalJSON) : nil, "step \(step)")
+        guard step % 50 == 0 else { return }
+        var walked: [[String: Any]] = []
+        var next: Any?
+        repeat {
+            let query = next.map { "after=\(String(describing: $0).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? "offset=0"
+            let page = assertJSON(try client.get("\(feed)?\(query)&limit=3"))
+            let elements = sectioned ? (page["data"] as? [String: Any])?["sections"] as? [[String: Any]] : page["data"] as? [[String: Any]]
+            walked += elements ?? []
+            next = page["next"]
+        } while next != nil && walked.count <= expected.count
+        XCTAssertEqual(data(walked), data(expected), "step \(step): pages by cursor")
     }
 
     /// The write answer's batch takes `old` to `new`, with no more operations than the diff

@@ -59,9 +59,11 @@ extension BatchDiffService {
     }
 
     /// `GET /feeds/{id}`: the latest snapshot, with `ETag`; `If-None-Match` gives 304. The
-    /// answer is one per version, shared by every client (and its gzip form likewise).
+    /// answer is one per version, shared by every client (and its gzip form likewise). With
+    /// `offset`, `after` or `limit`, a page of it instead (``getPage(_:_:from:limit:)``).
     func getFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
+        if let (start, limit) = try Self.pageQuery(request) { return try await getPage(id, request, from: start, limit: limit) }
         let latest = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
         let tag = EntityTag.of(version: latest.version)
         if let ifNoneMatch = request.header("if-none-match"), EntityTag.ifNoneMatch(ifNoneMatch, names: latest.version) {
@@ -69,6 +71,55 @@ extension BatchDiffService {
         }
         let answer = try await feedCall { () async throws(FeedError) in try await latest.answer() }
         return .json(200, shared: answer, headers: [("ETag", tag)])
+    }
+
+    /// A page of feed `id`'s latest collection, `{"feed","version","total","offset","data","next"}`,
+    /// with the whole feed's `ETag` (docs/feeds.md §4.1); `If-None-Match` gives 304.
+    private func getPage(_ id: FeedID, _ request: HTTPRequest, from start: PageStart, limit: Int) async throws(Problem) -> HTTPResponse {
+        let page = try await feedCall { () async throws(FeedError) in try await self.feeds.page(of: id, from: start, limit: limit) }
+        let tag = EntityTag.of(version: page.version)
+        if let ifNoneMatch = request.header("if-none-match"), EntityTag.ifNoneMatch(ifNoneMatch, names: page.version) {
+            return ResponseEncoding(request).notModified(tag: tag, bodySize: page.answer.bytes.count)
+        }
+        return .json(200, shared: page.answer, headers: [("ETag", tag)])
+    }
+
+    /// The page a `GET /feeds/{id}` asks for: `offset` (0 and up) or `after` (a row's
+    /// identity), and `limit` (1 to 10,000, default 100); `nil` when it names none of them.
+    private static func pageQuery(_ request: HTTPRequest) throws(Problem) -> (PageStart, limit: Int)? {
+        if let cursor = request.query["after"] {
+            guard request.query["offset"] == nil else { throw Problem.badQuery("offset and after: a page starts at one or the other") }
+            return (.after(try Self.cursor(cursor)), try rowsLimit(request))
+        }
+        return try rowsQuery(request).map { (.offset($0.offset), $0.limit) }
+    }
+
+    /// `after`, a row's identity of 1 to 1,024 bytes.
+    private static func cursor(_ text: String) throws(Problem) -> String {
+        guard !text.isEmpty, text.utf8.count <= 1024 else {
+            throw Problem.badQuery("after: expected the identity of a row (1 to 1024 bytes), not \(text.prefix(40).debugDescription)")
+        }
+        return text
+    }
+
+    /// The `offset` (a position, 0 or more, default 0) and `limit` of a page or a window;
+    /// `nil` when the query names neither.
+    private static func rowsQuery(_ request: HTTPRequest) throws(Problem) -> (offset: Int, limit: Int)? {
+        guard request.query["offset"] != nil || request.query["limit"] != nil else { return nil }
+        guard let text = request.query["offset"] else { return (0, try rowsLimit(request)) }
+        guard let offset = Int(text), offset >= 0 else {
+            throw Problem.badQuery("offset: expected a position, 0 or more, not \(text.prefix(40).debugDescription)")
+        }
+        return (offset, try rowsLimit(request))
+    }
+
+    /// `limit`, 1 to 10,000 rows, default 100.
+    private static func rowsLimit(_ request: HTTPRequest) throws(Problem) -> Int {
+        guard let text = request.query["limit"] else { return 100 }
+        guard let limit = Int(text), (1...10_000).contains(limit) else {
+            throw Problem.badQuery("limit: expected 1 to 10000 rows, not \(text.prefix(40).debugDescription)")
+        }
+        return limit
     }
 
     /// `GET /feeds`: every feed with its latest version, or for a signed token only those
@@ -106,7 +157,7 @@ extension BatchDiffService {
     /// expires first, with no new version, the answer is 401 `invalid_token`.
     func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let grant = credentials.grant
-        let (id, since, wait, options) = try await changesQuestion(name, request, since: nil)
+        let (id, since, wait, options, window) = try await changesQuestion(name, request, since: nil)
         let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
         let client = credentials.client(of: request)
         if wait > 0 {
@@ -114,7 +165,8 @@ extension BatchDiffService {
         }
         defer { if wait > 0 { clientStreams.leave(client) } }
         let answer = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.changes(of: id, since: since, wait: waiting, options: options)
+            guard let window else { return try await self.feeds.changes(of: id, since: since, wait: waiting, options: options) }
+            return try await self.feeds.changes(of: id, since: since, wait: waiting, window: window, options: options)
         }
         // Cut short by the token's expiry, with nothing new: the token is what ended it.
         if grant != nil, waiting < .seconds(wait), answer.latest == since {
@@ -133,15 +185,28 @@ extension BatchDiffService {
     /// told first, whatever the query.
     func changesQuestion(
         _ name: String, _ request: HTTPRequest, since given: Int?
-    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions) {
+    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?) {
         let id = try feedID(name)
         do {
             let (since, wait) = try changesQuery(request, since: given)
-            return (id, since, wait, try AnswerOptions(query: request.query))
+            let options = try AnswerOptions(query: request.query)
+            return (id, since, wait, options, try Self.window(request, options: options))
         } catch {
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             throw error
         }
+    }
+
+    /// The window a `changes` request asks for (`offset`, `limit`: docs/feeds.md §5.3), or
+    /// `nil`. What windows do not answer yet is refused, never answered for the whole
+    /// collection (a client would apply that batch to its window, and show wrong rows).
+    private static func window(_ request: HTTPRequest, options: AnswerOptions) throws(Problem) -> FeedWindow? {
+        guard request.query["after"] == nil else { throw Problem.badQuery("after: a window starts at an offset") }
+        guard let (offset, limit) = try rowsQuery(request) else { return nil }
+        guard options.format == .batch, !options.changedMembers else {
+            throw Problem.badQuery("a window's changes come in the batch format without changedMembers for now (docs/feeds.md §12)")
+        }
+        return FeedWindow(offset: offset, limit: limit)
     }
 
     /// `since` (required unless `given`) and `wait` (capped by the longest wait configured).
@@ -191,6 +256,8 @@ extension Problem {
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
+        case .cursorGone(let id, let cursor): self = .cursorGone(feed: id.name, cursor: cursor)
+        case .unsupportedWindow(let detail): self = .badQuery(detail)
         case .patchRefused(let refusal): self = .patchRefused(refusal)
         case .idempotencyKeyReused(let id, let key):
             self = Problem(

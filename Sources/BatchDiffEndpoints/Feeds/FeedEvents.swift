@@ -25,7 +25,8 @@ extension BatchDiffService {
             let grant = credentials.grant
             client = credentials.client(of: request)
             let given = try Self.lastEventID(request)
-            let (id, since, _, options) = try await changesQuestion(name, request, since: given)
+            let (id, since, _, options, window) = try await changesQuestion(name, request, since: given)
+            guard window == nil else { throw Problem.badQuery("offset, limit: event streams of a window are not sent yet (docs/feeds.md §12)") }
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             start = (id, since, options, grant?.expiresAt)
         } catch {

@@ -1,0 +1,158 @@
+import BatchDiff
+import Foundation
+import TestSupport
+import XCTest
+
+/// `changes?since=N&offset=O&limit=L` (docs/feeds.md §5.3): the batch that takes a client's
+/// window of version N to the same window of the latest, checked by applying it, with the
+/// values the server sent, to the window the client held.
+final class FeedWindowTests: ServerTestCase {
+    private typealias Object = [String: Any]
+
+    /// The windows checked: at the top, across the middle, over the end, past it.
+    private func windows(count: Int) -> [(offset: Int, limit: Int)] {
+        [(0, 10), (8, 7), (max(0, count - 4), 10), (count + 5, 10), (0, 10_000)]
+    }
+
+    /// Applies the window answer of `feed` from `since` (whose rows were `old`) to the
+    /// window of `old`; it must give the window of `new`, the latest (version `latest`).
+    private func checkWindow(
+        _ client: HTTPClient, _ feed: String, since: Int, old: [Object], new: [Object], latest: Int, window: (offset: Int, limit: Int), step: Int
+    ) throws {
+        let answer = assertJSON(try client.get("/feeds/\(feed)/changes?since=\(since)&offset=\(window.offset)&limit=\(window.limit)"))
+        let slice = { (rows: [Object]) in Array(rows.dropFirst(window.offset).prefix(window.limit)) }
+        let context = "step \(step), since \(since), window \(window): \(answer)"
+        XCTAssertEqual(int(answer["to"]), latest, context)
+        XCTAssertEqual(int(answer["from"]), since, context)
+        XCTAssertEqual(int(answer["offset"]), window.offset, context)
+        let total = answer["total"] as? [String: Any]
+        XCTAssertEqual(total.flatMap { int($0["old"]) }, old.count, context)
+        XCTAssertEqual(total.flatMap { int($0["new"]) }, new.count, context)
+        do {
+            let batch = try decodeListBatch(answer)
+            let rebuilt = try batch.apply(to: listElements(slice(old)), values: try decodeListValues(answer))
+            XCTAssertEqual(rebuilt, listElements(slice(new)), context)
+        } catch {
+            XCTFail("\(error); \(context)")
+        }
+    }
+
+    /// Random histories of whole writes and patches, edits at the top, at the end and across
+    /// the windows' edges; at each step, every window from the version before, from 0, from
+    /// three versions back (the whole batch computed, not kept with a write) and from the latest.
+    func testRandomHistoriesThroughWindows() throws {
+        let client = try startServer(["--max-versions", "10"]).client
+        var patches = PatchGenerator(seed: 0x3D_0001)
+        var random = SplitMix64(state: 0x3D_0002)
+        var fresh = 100_000
+        var rows: [Object] = (0..<30).map { _ in
+            fresh += 1
+            return ["id": fresh, "v": 0]
+        }
+        var history = [(version: assertVersion(try client.put("/feeds/w", jsonText(rows))), rows: rows)]
+        for step in 0..<60 {
+            var next = rows
+            if step % 2 == 0 {
+                let (ops, result) = patches.listPatch(of: rows)
+                let answer = assertJSON(try client.request("PATCH", "/feeds/w", body: Array(jsonText(["ops": ops]).utf8)))
+                guard answer["changed"] as? Bool == true else { continue }
+                next = result
+            } else {
+                for _ in 0..<(1 + random.below(4)) {
+                    // Where apps change things: the top, the end, the windows' edges, anywhere.
+                    let places = [0, next.count - 1, 7, 8, 14, 15, next.count - 4, random.below(max(1, next.count))]
+                    let at = max(0, min(places[random.below(places.count)], max(0, next.count - 1)))
+                    switch random.below(4) {
+                    case 0:
+                        fresh += 1
+                        next.insert(["id": fresh, "v": 0], at: min(at, next.count))
+                    case 1 where !next.isEmpty: next.remove(at: at)
+                    case 2 where !next.isEmpty: next[at]["v"] = (next[at]["v"] as? Int ?? 0) + 1
+                    case 3 where !next.isEmpty:
+                        let row = next.remove(at: at)
+                        next.insert(row, at: min(places[random.below(places.count)].clamped(0, next.count), next.count))
+                    default: break
+                    }
+                }
+                let answer = assertJSON(try client.put("/feeds/w", jsonText(next)))
+                guard answer["changed"] as? Bool == true else { continue }
+            }
+            rows = next
+            let latest = history.last!.version + 1
+            history.append((latest, rows))
+            let sinces = [history[history.count - 2], (0, []), history[max(0, history.count - 4)], history.last!]
+            for window in windows(count: rows.count) {
+                for (since, old) in sinces {
+                    try checkWindow(client, "w", since: since, old: old, new: rows, latest: latest, window: window, step: step)
+                }
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// A long poll for a window is answered when its window changes, not when the feed
+    /// does elsewhere; `to` names the latest version all the same.
+    func testALongPollForAWindowWaitsUntilItsWindowChanges() throws {
+        let client = try startServer().client
+        let rows = (0..<50).map { ["id": $0, "v": 0] }
+        let first = assertVersion(try client.put("/feeds/l", jsonText(rows)))
+        let answered = Collector<[String: Any]>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            if let response = try? client.get("/feeds/l/changes?since=\(first)&offset=0&limit=10&wait=20"),
+               let object = try? JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String: Any] {
+                answered.append(object)
+            }
+            done.signal()
+        }.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.metric("batchdiff_long_polls_parked")) == 1 })
+        // A change below the window: the long poll waits on.
+        var changed = rows
+        changed[30]["v"] = 1
+        assertVersion(try client.put("/feeds/l", jsonText(changed)), first + 1)
+        XCTAssertEqual(done.wait(timeout: .now() + 1), .timedOut, "answered for a change outside its window: \(answered.all)")
+        // A change in the window: answered, from the first version to the latest.
+        changed[3]["v"] = 1
+        assertVersion(try client.put("/feeds/l", jsonText(changed)), first + 2)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        let answer = try XCTUnwrap(answered.all.first)
+        XCTAssertEqual(int(answer["from"]), first)
+        XCTAssertEqual(int(answer["to"]), first + 2)
+        XCTAssertEqual((answer["rows"] as? [String: Any])?["reloaded"] as? [Int], [3])
+        // With no change in the window before the wait ends: an empty batch to the latest.
+        changed[40]["v"] = 1
+        assertVersion(try client.put("/feeds/l", jsonText(changed)), first + 3)
+        let quiet = assertJSON(try client.get("/feeds/l/changes?since=\(first + 2)&offset=0&limit=10&wait=1"))
+        XCTAssertEqual(int(quiet["to"]), first + 3)
+        XCTAssertEqual(try decodeListBatch(quiet).rows.operationCount, 0)
+    }
+
+    /// Past `maxChanges`, the window's rows come as `data`, not the collection's.
+    func testMaxChangesReloadsTheWindowOnly() throws {
+        let client = try startServer().client
+        let first = assertVersion(try client.put("/feeds/m", jsonText((0..<100).map { ["id": $0] })))
+        assertVersion(try client.put("/feeds/m", jsonText((0..<100).reversed().map { ["id": $0] })), first + 1)
+        let reload = assertJSON(try client.get("/feeds/m/changes?since=\(first)&offset=10&limit=5&maxChanges=2"))
+        XCTAssertEqual(reload["reload"] as? Bool, true)
+        XCTAssertEqual((reload["data"] as? [[String: Any]])?.compactMap { int($0["id"]) }, [89, 88, 87, 86, 85])
+        XCTAssertEqual((reload["counts"] as? [String: Any]).flatMap { int($0["new"]) }, 5)
+        // A first window of a new client: its rows, inserted.
+        let start = assertJSON(try client.get("/feeds/m/changes?since=0&offset=0&limit=3"))
+        XCTAssertEqual((start["rows"] as? [String: Any])?["inserted"] as? [Int], [0, 1, 2])
+        XCTAssertEqual(((start["values"] as? [String: Any])?["rows"] as? [String: Any]).flatMap { $0["inserted"] as? [[String: Any]] }?.compactMap { int($0["id"]) }, [99, 98, 97])
+    }
+
+    /// What windows do not answer yet is refused, never answered for the whole collection.
+    func testWhatWindowsDoNotAnswerYetIsRefused() throws {
+        let client = try startServer().client
+        let version = assertVersion(try client.put("/feeds/s", #"{"sections": [{"id": "a", "items": [1]}]}"#))
+        assertProblem(try client.get("/feeds/s/changes?since=\(version)&offset=0&limit=5"), 400, "invalid_query")
+        assertVersion(try client.put("/feeds/l", "[1, 2]"))
+        let stream = try client.get("/feeds/l/changes?since=0&limit=5", headers: ["Accept": "text/event-stream"])
+        assertProblem(stream, 400, "invalid_query")
+    }
+}
+
+private extension Int {
+    func clamped(_ low: Int, _ high: Int) -> Int { Swift.min(Swift.max(self, low), high) }
+}

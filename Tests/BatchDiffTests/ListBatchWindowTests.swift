@@ -1,0 +1,85 @@
+import TestSupport
+import BatchDiff
+import XCTest
+
+/// A list batch seen through windows (``ListBatchWindow``): for random pairs of lists and
+/// every window, at the top, in the middle, over the end and past it, the window's batch
+/// applied to the old window (with the new window's values) gives the new window, and
+/// breaks no rule; each reloaded row's position is where its new content stands.
+final class ListBatchWindowTests: XCTestCase {
+    private func judge(_ old: [Row], _ new: [Row], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let full = batch(from: old, to: new)
+        let window = ListBatchWindow(full, offset: offset, limit: limit)
+        let slice = { (rows: [Row]) in Array(rows.dropFirst(offset).prefix(limit)) }
+        let (oldWindow, newWindow) = (slice(old), slice(new))
+        let context = "window \(offset), \(limit) of \(old) -> \(new): \(window.batch)"
+        XCTAssertEqual(window.batch.oldCount, oldWindow.count, context, file: file, line: line)
+        XCTAssertEqual(window.batch.newCount, newWindow.count, context, file: file, line: line)
+        do {
+            let values = try window.batch.values(from: newWindow)
+            XCTAssertEqual(try window.batch.apply(to: oldWindow, values: values), newWindow, context, file: file, line: line)
+            XCTAssertEqual(window.reloadedPositions.map { new[$0] }, values.reloadedRows, "reloaded positions: \(context)", file: file, line: line)
+        } catch {
+            XCTFail("cannot be applied: \(error); \(context)", file: file, line: line)
+        }
+        let asSections = { (rows: [Row]) in [TestSection(header: Header(id: 0), items: rows)] }
+        // With repeated identities the batch may pair rows apart that the window would pair
+        // (a delete and an insert where a move would do): valid, only not the smallest.
+        let unique = Set(old.map(\.id)).count == old.count && Set(new.map(\.id)).count == new.count
+        let broken = brokenRules(window.batch.sectioned, old: asSections(oldWindow), new: asSections(newWindow))
+            .filter { unique || !$0.hasPrefix("no delete plus insert") }
+        XCTAssert(broken.isEmpty, "broken rules \(broken): \(context)", file: file, line: line)
+    }
+
+    func testHandCases() {
+        let rows = (0..<10).map { Row(id: $0) }
+        // A row inserted above the window pushes one row out of it and one in.
+        judge(rows, [Row(id: 99)] + rows, offset: 3, limit: 4)
+        // A row moved from inside the window to outside it, and one from outside in.
+        var moved = rows
+        moved.insert(moved.remove(at: 4), at: 9)
+        moved.insert(moved.remove(at: 0), at: 5)
+        judge(rows, moved, offset: 3, limit: 4)
+        let window = ListBatchWindow(batch(from: rows, to: moved), offset: 3, limit: 4)
+        XCTAssertEqual(window.batch.rows, RowChanges(deleted: [0, 1], inserted: [2, 3]), "rows 3 and 4 leave the window, 0 and 7 enter")
+        // A changed row in the window is a reload; one outside it is nothing.
+        var changed = rows
+        changed[5].content = 1
+        changed[0].content = 1
+        XCTAssertEqual(ListBatchWindow(batch(from: rows, to: changed), offset: 4, limit: 3).batch.rows, RowChanges(reloaded: [1]))
+        // Windows past the end, empty, and over the whole list.
+        for (offset, limit) in [(10, 5), (12, 3), (0, 0), (0, 100), (9, 1)] {
+            judge(rows, moved, offset: offset, limit: limit)
+        }
+    }
+
+    func testRandomListsThroughEveryWindow() {
+        var rng = SplitMix64(state: 0x0FF5_E7AA)
+        var fresh = 1000
+        for round in 0..<1500 {
+            let pool = [4, 12, 60][round % 3]
+            // A third of the lists have unique identities (the smallest batches are judged there).
+            let count = Int.random(in: 0...20, using: &rng)
+            let old = round % 3 == 2
+                ? Array((0..<pool).shuffled(using: &rng).prefix(count)).map { Row(id: $0) }
+                : (0..<count).map { _ in Row(id: Int.random(in: 0..<pool, using: &rng)) }
+            var new = old
+            for _ in 0..<Int.random(in: 0...6, using: &rng) {
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0 where !new.isEmpty: new.remove(at: Int.random(in: new.indices, using: &rng))
+                case 1:
+                    new.insert(Row(id: fresh), at: Int.random(in: 0...new.count, using: &rng))
+                    fresh += 1
+                case 2 where !new.isEmpty: new.insert(new.remove(at: Int.random(in: new.indices, using: &rng)), at: Int.random(in: 0...new.count, using: &rng))
+                case 3 where !new.isEmpty: new[Int.random(in: new.indices, using: &rng)].content += 1
+                default: break
+                }
+            }
+            let longest = max(old.count, new.count)
+            for offset in 0...longest + 1 {
+                judge(old, new, offset: offset, limit: Int.random(in: 0...longest + 2, using: &rng))
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Pages and windows of a big feed against a small one (`make bench-windows`, release build).
+
+Usage: scripts/bench-windows.py [BINARY]   (default .build/release/batchdiff)
+
+A list feed of ROWS_SMALL rows (default 1,000) and one of ROWS_BIG (default 1,000,000), rows
+`{"id": i, "title": "row i", "v": n}`, each made by one PUT on a fresh memory-store server,
+then read once (untimed: a version written whole has its rows' order built once). Then, on one
+keep-alive connection, SAMPLES times each (default 50; each a question not asked before, so no
+answer is reused), timed by the client:
+  first window  a new client's first window: changes?since=0&offset=0&limit=50+k
+  deep page     GET /feeds/{id}?offset=<count-100+k>&limit=50
+  window write  after a one-row PATCH (a random row's `v` raised; untimed), the window's
+                changes from the version before: changes?since=<before>&offset=0&limit=50
+Printed for each: the median at each size, their ratio big/small (goal at most 2), and the
+largest answer in bytes (goal under 16 KB). RUNS (default 3) runs, each on fresh servers;
+the ratios' median and spread (min to max) at the end. Python 3 standard library only; all
+traffic on 127.0.0.1.
+"""
+import http.client, json, os, random, statistics, subprocess, sys, time
+
+from benchlib import free_port, timed_request
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
+ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
+ROWS_BIG = int(os.environ.get("ROWS_BIG", "1000000"))
+SAMPLES = int(os.environ.get("SAMPLES", "50"))
+RUNS = int(os.environ.get("RUNS", "3"))
+FIGURES = ["first window", "deep page", "window write"]
+
+
+def call(conn, method, path, data=None):
+    """The answer and its seconds; any status but 200 stops the benchmark."""
+    status, answer, seconds = timed_request(conn, method, path, data)
+    if status != 200:
+        sys.exit(f"bench-windows: {method} {path}: {status} {answer[:200]!r}")
+    return answer, seconds
+
+
+def measure(rows):
+    """Each figure's median seconds and largest answer, on a fresh server with a feed of `rows` rows."""
+    port = free_port()
+    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                               "--body-limit", "268435456", "--max-feed-memory", "8589934592"], stdout=subprocess.PIPE, text=True)
+    try:
+        server.stdout.readline()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        data = [{"id": i, "title": f"row {i}", "v": 0} for i in range(rows)]
+        answer, _ = call(conn, "PUT", "/feeds/big", json.dumps(data, separators=(",", ":")).encode())
+        version = json.loads(answer)["version"]
+        call(conn, "GET", "/feeds/big?offset=0&limit=1")
+        times = {figure: [] for figure in FIGURES}
+        largest = {figure: 0 for figure in FIGURES}
+
+        def timed(figure, path):
+            answer, seconds = call(conn, "GET", path)
+            times[figure].append(seconds)
+            largest[figure] = max(largest[figure], len(answer))
+            return answer
+
+        rng = random.Random(7)
+        for k in range(SAMPLES):
+            timed("first window", f"/feeds/big/changes?since=0&offset=0&limit={50 + k}")
+            timed("deep page", f"/feeds/big?offset={rows - 100 + k}&limit=50")
+            row = rng.randrange(rows)
+            data[row]["v"] += 1
+            ops = json.dumps({"ops": [{"op": "upsert", "item": data[row]}]}).encode()
+            answer, _ = call(conn, "PATCH", "/feeds/big", ops)
+            before, version = version, json.loads(answer)["version"]
+            timed("window write", f"/feeds/big/changes?since={before}&offset=0&limit=50")
+        return {figure: (statistics.median(times[figure]), largest[figure]) for figure in FIGURES}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main():
+    ratios = {figure: [] for figure in FIGURES}
+    for run in range(RUNS):
+        small, big = measure(ROWS_SMALL), measure(ROWS_BIG)
+        for figure in FIGURES:
+            ratio = big[figure][0] / small[figure][0]
+            ratios[figure].append(ratio)
+            print(f"run {run + 1}: {figure:12}  {ROWS_SMALL:,} rows {small[figure][0] * 1000:.3f} ms, "
+                  f"{ROWS_BIG:,} rows {big[figure][0] * 1000:.3f} ms: ratio {ratio:.2f}; "
+                  f"largest answer {max(small[figure][1], big[figure][1]):,} bytes", flush=True)
+    for figure in FIGURES:
+        values = ratios[figure]
+        print(f"{figure}: {ROWS_BIG:,} / {ROWS_SMALL:,} rows, median of {RUNS} runs (spread): "
+              f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f}); goal at most 2")
+
+
+if __name__ == "__main__":
+    main()
