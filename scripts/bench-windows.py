@@ -61,7 +61,8 @@ def measure(rows):
         rng = random.Random(7)
         for k in range(SAMPLES):
             timed("first window", f"/feeds/big/changes?since=0&offset=0&limit={50 + k}")
-            timed("deep page", f"/feeds/big?offset={rows - 100 + k}&limit=50")
+            page = json.loads(timed("deep page", f"/feeds/big?offset={rows - 100 + k}&limit=50"))
+            assert page["total"] == rows and len(page["data"]) == 50, page
             row = rng.randrange(rows)
             data[row]["v"] += 1
             ops = json.dumps({"ops": [{"op": "upsert", "item": data[row]}]}).encode()

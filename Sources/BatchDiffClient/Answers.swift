@@ -27,15 +27,24 @@ public struct FeedChanges<Header, Item> {
     public var changedMembers: ChangedMemberNames?
     /// The new content of the batch's lists (a batch only).
     public var values: BatchValues<Header, Item>?
-    /// The whole collection at `to` (a reload only).
+    /// The whole collection at `to` (a reload only); a window's rows for a window's answer.
     public var data: FeedCollection<Header, Item>?
+    /// A window's answer only (``FollowerConfiguration/window``): the rows of the whole
+    /// collection, at `from` and at `to` (the batch's counts are the window's).
+    public var total: RowTotals?
+}
+
+/// The rows of a whole collection before and after a window's answer.
+public struct RowTotals: Decodable, Hashable, Sendable {
+    public var old: Int
+    public var new: Int
 }
 
 extension FeedChanges: Sendable where Header: Sendable, Item: Sendable {}
 
 extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
     private enum Keys: String, CodingKey {
-        case feed, from, to, values, data, rows, sections
+        case feed, from, to, values, data, rows, sections, total
     }
 
     private enum ListKeys: String, CodingKey {
@@ -47,6 +56,7 @@ extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
         feed = try answer.decode(String.self, forKey: .feed)
         from = try answer.decode(Int.self, forKey: .from)
         to = try answer.decode(Int.self, forKey: .to)
+        total = try answer.decodeIfPresent(RowTotals.self, forKey: .total)
         update = try BatchUpdate(from: decoder)
         if case .reload = update {
             data = try answer.decode(FeedCollection.self, forKey: .data)

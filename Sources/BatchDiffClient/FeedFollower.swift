@@ -118,7 +118,9 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             let update = replaces ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts) : changes.update
             version = changes.to
             collection = next
-            return FeedUpdate(version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers)
+            return FeedUpdate(
+                version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers, total: changes.total?.new
+            )
         }
 
         /// Tells ``FollowerConfiguration/onRetry`` why and for how long, then waits.
@@ -154,6 +156,20 @@ public struct FeedUpdate<Header, Item> {
     /// With ``FollowerConfiguration/changedMembers``, the members that changed in each row
     /// the batch reloads (and section header it updates).
     public var changedMembers: ChangedMemberNames?
+    /// Following a window (``FollowerConfiguration/window``): the rows of the whole
+    /// collection at this version (`collection` holds the window's).
+    public var total: Int?
+}
+
+/// A window of a list feed's rows, `offset ..< offset+limit` (docs/feeds.md §5.3).
+public struct RowWindow: Hashable, Sendable {
+    public var offset: Int
+    public var limit: Int
+
+    public init(offset: Int, limit: Int) {
+        self.offset = Swift.max(offset, 0)
+        self.limit = Swift.min(Swift.max(limit, 1), 10_000)
+    }
 }
 
 extension FeedUpdate: Sendable where Header: Sendable, Item: Sendable {}
@@ -173,13 +189,17 @@ public struct FollowerConfiguration: Sendable {
     public var maxChanges: Int?
     /// Asks the server for the members that changed in each reloaded row.
     public var changedMembers: Bool
+    /// Follows this window of a list feed's rows only: the follower holds the window's
+    /// rows, and each update takes them to the window of the next version (rows scrolled
+    /// out by inserts above are deleted, rows brought in inserted). `nil`: the whole feed.
+    public var window: RowWindow?
     /// Told each time the follower waits before it tries again: why (the server cannot be
     /// reached, the feed does not exist yet, a 503), and for how many seconds.
     public var onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)?
 
     public init(
         serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false,
+        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, window: RowWindow? = nil,
         onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
@@ -189,6 +209,7 @@ public struct FollowerConfiguration: Sendable {
         self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
         self.changedMembers = changedMembers
+        self.window = window
         self.onRetry = onRetry
     }
 
@@ -197,6 +218,7 @@ public struct FollowerConfiguration: Sendable {
         var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
+        if let window { url += "&offset=\(window.offset)&limit=\(window.limit)" }
         var headers = [(name: "Accept", value: "application/json")]
         if let token { headers.append((name: "Authorization", value: "Bearer \(token)")) }
         return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))

@@ -122,10 +122,12 @@ enum FeedAnswers {
     /// The answer to a window's `changes` (docs/feeds.md §5.3): `{"feed","from","to","offset",
     /// ...batch, "values", "total"}`, the batch `seen` (the window's, its `counts` the
     /// window's) and `total` the collection's counts, old and new; the values' texts read
-    /// from `rows`, the latest list. Its reload (past `maxChanges`) carries the window's rows
+    /// from `rows`, the latest list. In the steps `format`, `"steps"` instead of the batch
+    /// and its values. Its reload (past `maxChanges`) carries the window's rows
     /// as `data`, written now: a window's are few.
     static func window(
-        _ seen: ListBatchWindow, feed: String, from: Int, to: Int, offset: Int, total: (old: Int, new: Int), rows: borrowing ListRows
+        _ seen: ListBatchWindow, feed: String, from: Int, to: Int, offset: Int, total: (old: Int, new: Int), rows: borrowing ListRows,
+        format: AnswerOptions.Format
     ) throws(FeedError) -> ComputedAnswer {
         let start = min(offset, rows.order.count)
         let nodes = rows.order.rows(at: start..<start + seen.batch.newCount)
@@ -157,7 +159,13 @@ enum FeedAnswers {
             output.array(texts) { output, text in output.value(text: text) }
         }
         do {
-            let full = try write { output in try batchMembers(batch, values: values, changedMembers: nil, into: &output) }
+            let full = try write { output in
+                if format == .steps {
+                    try output.stepsMembers(batch, values: { output, position in output.value(text: texts[position]) })
+                } else {
+                    try batchMembers(batch, values: values, changedMembers: nil, into: &output)
+                }
+            }
             return ComputedAnswer(full: full, operationCount: batch.operationCount) { reload }
         } catch {
             throw .internalFailure("feed \(feed): the window's batch from \(from) to \(to): \(error)")

@@ -46,20 +46,22 @@ extension Feeds {
         var seen = since
         while true {
             let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.now))
-            let answer = try await windowChanges(of: id, since: since, latest: found, window: window)
+            let answer = try await windowChanges(of: id, since: since, latest: found, window: window, format: options.format)
             let latest = found.snapshot.version
             guard answer.operationCount == 0, latest != seen, clock.now < deadline else {
-                return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest)
+                return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest, operationCount: answer.operationCount)
             }
             seen = latest
         }
     }
 
-    private func windowChanges(of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow) async throws(FeedError) -> ComputedAnswer {
+    private func windowChanges(
+        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, format: AnswerOptions.Format
+    ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
         guard latest.isList else { throw .unsupportedWindow("feed \(id) is sectioned: windows of sectioned feeds are not answered yet") }
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .window(since: since, window))
+        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .window(since: since, window, format: format))
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
             let batch: ListBatch?
@@ -82,7 +84,7 @@ extension Feeds {
                 }
                 return try FeedAnswers.window(
                     seen, feed: id.name, from: since, to: latest.version, offset: window.offset,
-                    total: (old: batch?.oldCount ?? (since == 0 ? 0 : count), new: count), rows: list
+                    total: (old: batch?.oldCount ?? (since == 0 ? 0 : count), new: count), rows: list, format: format
                 )
             }
         })

@@ -315,7 +315,7 @@ public final class Feeds: Sendable {
     ) async throws(FeedError) -> ChangesAnswer {
         let found = try await latest(of: id, after: since, wait: wait)
         let answer = try await changes(of: id, since: since, latest: found, options: options)
-        return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: found.snapshot.version)
+        return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: found.snapshot.version, operationCount: answer.operationCount)
     }
 
     /// The answer from version `since` of feed `id` to `found`, its latest, as `options`
@@ -453,6 +453,8 @@ public struct ChangesAnswer: Sendable {
     public var answer: SharedAnswer
     /// The version it leads to.
     public var latest: Int
+    /// The operations of its batch (0: the client's data, or window, is as at `latest`).
+    public var operationCount: Int
 
     /// The answer's JSON.
     public var body: [UInt8] { answer.bytes }

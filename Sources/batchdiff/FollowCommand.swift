@@ -8,7 +8,8 @@ struct FollowCommand: AsyncParsableCommand {
         commandName: "follow",
         abstract: "Print a feed's whole collection as one JSON line per version, as versions come, until interrupted.",
         discussion: """
-            Each line is {"version": V, "data": <the whole collection>}, written as soon as the \
+            Each line is {"version": V, "data": <the whole collection>} (with --offset or --limit, \
+            "data" holds that window of the rows and "total" counts them all), written as soon as the \
             version is known. The feed is long polled; a version no longer retained or a \
             feed deleted and created again is fetched whole again, and restarts, 503s, \
             network errors and a feed that does not exist yet are waited out, each wait \
@@ -31,16 +32,31 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(name: .customLong("id-key"), help: "The member that holds an item's identity (the feed's idKey).")
     var idKey = "id"
 
+    @Option(help: "Follow only the window of a list feed's rows that starts here (with --limit; default 0).")
+    var offset: Int?
+
+    @Option(help: "Follow only a window of this many rows of a list feed (1 to 10000; default 100 with --offset).")
+    var limit: Int?
+
     func validate() throws {
         guard url.hasPrefix("http://") else { throw ValidationError("--url must be an http:// URL, not \(url)") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+        if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+        if let limit, !(1...10_000).contains(limit) { throw ValidationError("--limit must be 1 to 10000") }
+    }
+
+    /// The window `--offset` and `--limit` ask for, if any.
+    private var window: RowWindow? {
+        guard offset != nil || limit != nil else { return nil }
+        return RowWindow(offset: offset ?? 0, limit: limit ?? 100)
     }
 
     func run() async throws {
         FileHandle.standardError.write(Data("follow \(feed): following \(url)\n".utf8))
         let follower = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(
-                serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait
+                serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait,
+                window: window
             ) { [feed] reason, seconds in
                 FileHandle.standardError.write(Data("follow \(feed): \(reason); trying again in \(String(format: "%.1f", seconds)) s\n".utf8))
             }
@@ -49,7 +65,7 @@ struct FollowCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             for try await update in follower {
-                var line = try encoder.encode(FollowLine(version: update.version, data: update.collection))
+                var line = try encoder.encode(FollowLine(version: update.version, data: update.collection, total: update.total))
                 line.append(UInt8(ascii: "\n"))
                 FileHandle.standardOutput.write(line)
             }
@@ -63,4 +79,6 @@ struct FollowCommand: AsyncParsableCommand {
 private struct FollowLine: Encodable {
     var version: Int
     var data: FeedCollection<JSON, JSON>
+    /// Following a window: the whole collection's rows (`data` holds the window's).
+    var total: Int?
 }

@@ -109,6 +109,31 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertEqual(third?.collection, try collection(#"[{"id": 3}, {"id": 4}]"#))
     }
 
+    /// A follower of a window holds only the window's rows: each update takes them to the
+    /// window of the next version (a row pushed out deleted, one pushed in inserted), with
+    /// the whole collection's row count; a changes outside the window brings no update.
+    func testTheFollowerOfAWindowHoldsOnlyItsWindow() async throws {
+        let server = try startServer()
+        let client = server.client
+        _ = assertVersion(try client.put("/feeds/w", jsonText(Array(0..<100))))
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(
+                serverURL: "http://127.0.0.1:\(server.port)", feed: "w", transport: SocketTransport(), wait: 5,
+                window: RowWindow(offset: 10, limit: 3)
+            )
+        ) { $0.identity() }
+        var updates = follower.makeAsyncIterator()
+        let first = try await updates.next()
+        XCTAssertEqual(first?.collection, .list([10, 11, 12]))
+        XCTAssertEqual(first?.total, 100)
+        _ = assertVersion(try client.put("/feeds/w", jsonText(Array(0..<100).map { $0 == 50 ? 500 : $0 })))
+        _ = assertVersion(try client.put("/feeds/w", jsonText([-1] + Array(0..<100).map { $0 == 50 ? 500 : $0 })))
+        let second = try await updates.next()
+        XCTAssertEqual(second?.collection, .list([9, 10, 11]), "the change at row 50 brought no update of its own")
+        XCTAssertEqual(second?.update, .list(ListBatch(rows: RowChanges(deleted: [2], inserted: [0]), oldCount: 3, newCount: 3)))
+        XCTAssertEqual(second?.total, 101)
+    }
+
     /// A client whose collection does not fit the answer (counts that differ) fetches the
     /// whole collection again, and shows it with a reload; a URL no retry can mend ends the
     /// follower at once.

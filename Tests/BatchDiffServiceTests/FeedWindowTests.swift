@@ -142,14 +142,38 @@ final class FeedWindowTests: ServerTestCase {
         XCTAssertEqual(((start["values"] as? [String: Any])?["rows"] as? [String: Any]).flatMap { $0["inserted"] as? [[String: Any]] }?.compactMap { int($0["id"]) }, [99, 98, 97])
     }
 
+    /// An event stream of a window sends an event when its window changes, none for a
+    /// version that changes only rows outside it; the steps format takes a window too.
+    func testAWindowsStreamAndSteps() throws {
+        let client = try startServer(["--event-heartbeat", "30"]).client
+        var rows = (0..<30).map { ["id": $0, "v": 0] }
+        let first = assertVersion(try client.put("/feeds/e", jsonText(rows)))
+        let stream = try EventStreamClient(client, "/feeds/e/changes?since=\(first)&offset=0&limit=5")
+        XCTAssertEqual(stream.head.status, 200)
+        rows[20]["v"] = 1
+        assertVersion(try client.put("/feeds/e", jsonText(rows)), first + 1)
+        rows[2]["v"] = 1
+        assertVersion(try client.put("/feeds/e", jsonText(rows)), first + 2)
+        let event = try XCTUnwrap(try stream.next())
+        XCTAssertEqual(event.id, String(first + 2), "no event for the version that left the window as it was")
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])
+        XCTAssertEqual(int(answer["from"]), first + 1, "the stream moved on to the version that left the window as it was")
+        XCTAssertEqual((answer["rows"] as? [String: Any])?["reloaded"] as? [Int], [2])
+        // Steps of a window: the row changed in place, with its new content.
+        let steps = assertJSON(try client.get("/feeds/e/changes?since=\(first)&offset=1&limit=3&format=steps"))
+        XCTAssertEqual(canonicalJSON(steps["steps"]!), canonicalJSON([["op": "change", "at": 1, "count": 1, "values": [["id": 2, "v": 1]]]]))
+        XCTAssertEqual(int(steps["to"]), first + 2)
+    }
+
     /// What windows do not answer yet is refused, never answered for the whole collection.
     func testWhatWindowsDoNotAnswerYetIsRefused() throws {
         let client = try startServer().client
         let version = assertVersion(try client.put("/feeds/s", #"{"sections": [{"id": "a", "items": [1]}]}"#))
         assertProblem(try client.get("/feeds/s/changes?since=\(version)&offset=0&limit=5"), 400, "invalid_query")
         assertVersion(try client.put("/feeds/l", "[1, 2]"))
-        let stream = try client.get("/feeds/l/changes?since=0&limit=5", headers: ["Accept": "text/event-stream"])
-        assertProblem(stream, 400, "invalid_query")
+        for query in ["format=json-patch", "changedMembers=true", "after=1"] {
+            assertProblem(try client.get("/feeds/l/changes?since=0&limit=5&\(query)"), 400, "invalid_query")
+        }
     }
 }
 

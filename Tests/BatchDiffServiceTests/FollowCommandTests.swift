@@ -94,6 +94,18 @@ final class FollowCommandTests: ServerTestCase {
         XCTAssertTrue(follow.process.isRunning)
     }
 
+    /// `--offset` and `--limit`: each line holds the window's rows and the whole count.
+    func testFollowAWindow() throws {
+        let server = try startServer()
+        _ = assertVersion(try server.client.put("/feeds/w", jsonText(Array(0..<20))))
+        let follow = try FollowProcess(["w", "--url", "http://127.0.0.1:\(server.port)", "--wait", "2", "--offset", "5", "--limit", "2"])
+        XCTAssertEqual(data(follow.line(0)), jsonText([5, 6]))
+        XCTAssertEqual(follow.line(0)?["total"] as? Int, 20)
+        _ = assertVersion(try server.client.put("/feeds/w", jsonText([100] + Array(0..<20))))
+        XCTAssertEqual(data(follow.line(1)), jsonText([4, 5]))
+        XCTAssertEqual(follow.line(1)?["total"] as? Int, 21)
+    }
+
     /// A server not there, then a feed not there: `follow` says on standard error what it
     /// waits for and when it tries again, instead of waiting in silence, and follows the
     /// feed once it exists.

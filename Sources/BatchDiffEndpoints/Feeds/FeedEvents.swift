@@ -19,16 +19,15 @@ extension BatchDiffService {
     /// unknown, else the stream, until its client goes away, the feed is deleted or the
     /// client's version is no longer retained, or the server shuts down.
     func changeEvents(_ name: String, _ request: HTTPRequest, _ credentials: Credentials, answeringThrough pending: PendingResponse) async {
-        let start: (id: FeedID, since: Int, options: AnswerOptions, expiresAt: Double?)
+        let start: (id: FeedID, since: Int, options: AnswerOptions, window: FeedWindow?, expiresAt: Double?)
         let client: String
         do throws(Problem) {
             let grant = credentials.grant
             client = credentials.client(of: request)
             let given = try Self.lastEventID(request)
             let (id, since, _, options, window) = try await changesQuestion(name, request, since: given)
-            guard window == nil else { throw Problem.badQuery("offset, limit: event streams of a window are not sent yet (docs/feeds.md §12)") }
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-            start = (id, since, options, grant?.expiresAt)
+            start = (id, since, options, window, grant?.expiresAt)
         } catch {
             pending.send(error.response)
             return
@@ -40,7 +39,7 @@ extension BatchDiffService {
         defer { clientStreams.leave(client) }
         // The task is cancelled when the stream ends (PendingResponse.whenAbandoned).
         guard let stream = pending.stream(Self.eventStreamHead) else { return }
-        await sendEvents(of: start.id, since: start.since, options: start.options, until: start.expiresAt, to: stream)
+        await sendEvents(of: start.id, since: start.since, options: start.options, window: start.window, until: start.expiresAt, to: stream)
     }
 
     /// The stream's status and headers: nothing may store it or hold it back.
@@ -65,7 +64,11 @@ extension BatchDiffService {
     /// again from the empty collection) when the client's version is no longer retained,
     /// `event: problem` when the feed is deleted or its store fails, or when the signed token
     /// it was opened with expires (`expiresAt`: a 401 `invalid_token`); then the stream ends.
-    private func sendEvents(of id: FeedID, since first: Int, options: AnswerOptions, until expiresAt: Double?, to stream: ResponseStream) async {
+    /// A stream of a `window` sends an event only when its window changes: a version that
+    /// leaves it as it was moves the stream on without one.
+    private func sendEvents(
+        of id: FeedID, since first: Int, options: AnswerOptions, window: FeedWindow?, until expiresAt: Double?, to stream: ResponseStream
+    ) async {
         var since = first
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
         while open && !Task.isCancelled {
@@ -82,8 +85,14 @@ extension BatchDiffService {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
                     continue
                 }
-                let answer = try await feeds.changes(of: id, since: since, wait: .zero, options: options)
-                open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
+                let answer = if let window {
+                    try await feeds.changes(of: id, since: since, wait: .zero, window: window, options: options)
+                } else {
+                    try await feeds.changes(of: id, since: since, wait: .zero, options: options)
+                }
+                if window == nil || answer.operationCount > 0 {
+                    open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
+                }
                 since = answer.latest
             } catch {
                 let problem = Problem(error).response.body
