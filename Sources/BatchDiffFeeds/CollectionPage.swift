@@ -48,17 +48,9 @@ enum CollectionPage {
                     if node == nodes.last { last = Array(text) }
                 }
             case .sectioned(let sections):
-                // The collection's text around its `sections` array, which holds the page's.
-                var data = Array(sections.outer.prefix)
-                data.append(UInt8(ascii: "["))
-                for (index, node) in nodes.enumerated() {
-                    if index > 0 { data.append(UInt8(ascii: ",")) }
-                    last = sections.text(of: node)
-                    data += last
-                }
-                data.append(UInt8(ascii: "]"))
-                data += sections.outer.suffix
-                output.value(text: data)
+                let texts = nodes.map { sections.text(of: $0)[...] }
+                last = texts.last.map { Array($0) } ?? []
+                output.value(text: sections.text(withSections: texts))
             }
             guard from + nodes.count < total else { return }
             output.key("next")

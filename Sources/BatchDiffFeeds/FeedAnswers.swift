@@ -120,22 +120,11 @@ enum FeedAnswers {
     }
 
     /// The answer to a window's `changes` (docs/feeds.md §5.3): `{"feed","from","to","offset",
-    /// ...batch, "values", "total"}`, the batch `seen` (the window's, its `counts` the
-    /// window's) and `total` the collection's counts, old and new; the values' texts read
-    /// from `rows`, the latest list. In the steps `format`, `"steps"` instead of the batch
-    /// and its values. Its reload (past `maxChanges`) carries the window's rows
-    /// as `data`, written now: a window's are few.
-    static func window(
-        _ seen: ListBatchWindow, feed: String, from: Int, to: Int, offset: Int, total: (old: Int, new: Int), rows: borrowing ListRows,
-        format: AnswerOptions.Format
-    ) throws(FeedError) -> ComputedAnswer {
-        let start = min(offset, rows.order.count)
-        let nodes = rows.order.rows(at: start..<start + seen.batch.newCount)
-        let texts = nodes.map { rows.texts[rows.order.location(of: $0)] }
-        let values = ValueTexts(
-            insertedRows: seen.batch.rows.inserted.map { texts[$0] }, reloadedRows: seen.reloadedPositions.map { texts[$0 - start] }
-        )
-        let batch = JSONBatch.list(seen.batch)
+    /// ...batch, "values", "total"}`, the window's batch (its `counts` the window's) and
+    /// `total` the collection's rows (sections), old and new; in the steps `format`,
+    /// `"steps"` instead of the batch and its values. Its reload (past `maxChanges`) carries
+    /// the new window as `data`, written now: a window's are few.
+    static func window(_ content: WindowContent, feed: String, from: Int, to: Int, offset: Int, format: AnswerOptions.Format) throws(FeedError) -> ComputedAnswer {
         func write(_ members: (inout JSONOutput) throws -> Void) rethrows -> [UInt8] {
             var output = JSONOutput(capacity: 1024)
             try output.object { output in
@@ -146,27 +135,27 @@ enum FeedAnswers {
                 output.key("total")
                 output.object { output in
                     output.key("old")
-                    output.integer(total.old)
+                    output.integer(content.total.old)
                     output.key("new")
-                    output.integer(total.new)
+                    output.integer(content.total.new)
                 }
             }
             return output.bytes
         }
         let reload = write { output in
-            output.reloadMembers(batch)
+            output.reloadMembers(content.batch)
             output.key("data")
-            output.array(texts) { output, text in output.value(text: text) }
+            output.value(text: content.data)
         }
         do {
             let full = try write { output in
                 if format == .steps {
-                    try output.stepsMembers(batch, values: { output, position in output.value(text: texts[position]) })
+                    try output.stepsMembers(content.batch, values: { output, position in output.value(text: content.flat[position]) })
                 } else {
-                    try batchMembers(batch, values: values, changedMembers: nil, into: &output)
+                    try batchMembers(content.batch, values: content.values, changedMembers: nil, into: &output)
                 }
             }
-            return ComputedAnswer(full: full, operationCount: batch.operationCount) { reload }
+            return ComputedAnswer(full: full, operationCount: content.batch.operationCount) { reload }
         } catch {
             throw .internalFailure("feed \(feed): the window's batch from \(from) to \(to): \(error)")
         }

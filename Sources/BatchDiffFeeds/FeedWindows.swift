@@ -59,35 +59,53 @@ extension Feeds {
         of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, format: AnswerOptions.Format
     ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
-        guard latest.isList else { throw .unsupportedWindow("feed \(id) is sectioned: windows of sectioned feeds are not answered yet") }
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
         let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .window(since: since, window, format: format))
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
-            let batch: ListBatch?
-            if since != 0, since != latest.version {
-                let whole = try await changes(of: id, since: since, latest: found, options: AnswerOptions())
-                guard case .list(let list) = whole.batch else { throw .internalFailure("feed \(id): a list's batch is not a list's") }
-                batch = list
-            } else {
-                batch = nil
-            }
+            let whole = since == 0 || since == latest.version
+                ? nil : try await changes(of: id, since: since, latest: found, options: AnswerOptions()).batch
             return try await reading(found, of: id) { rows throws(FeedError) in
-                guard case .list(let list) = rows else { throw .internalFailure("feed \(id): a list's rows are not a list's") }
-                let count = list.order.count
-                let seen = if since == 0 {
-                    ListBatchWindow(fromEmptyTo: count, offset: window.offset, limit: window.limit)
-                } else {
-                    ListBatchWindow(
-                        batch ?? ListBatch(rows: RowChanges(), oldCount: count, newCount: count), offset: window.offset, limit: window.limit
-                    )
+                let content = switch (rows, whole) {
+                case (.list(let list), nil), (.list(let list), .list?):
+                    Self.window(of: list, whole: whole, since: since, window: window)
+                case (.sectioned(let sections), nil), (.sectioned(let sections), .sectioned?):
+                    Self.window(of: sections, whole: whole, since: since, window: window)
+                default:
+                    throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
                 }
-                return try FeedAnswers.window(
-                    seen, feed: id.name, from: since, to: latest.version, offset: window.offset,
-                    total: (old: batch?.oldCount ?? (since == 0 ? 0 : count), new: count), rows: list, format: format
-                )
+                return try FeedAnswers.window(content, feed: id.name, from: since, to: latest.version, offset: window.offset, format: format)
             }
         })
+    }
+
+    /// `window` of `list`, the latest list, from version `since` (`whole`: the list's batch
+    /// from it; `nil` from 0, where every row is inserted, and from the latest).
+    private static func window(of list: borrowing ListRows, whole: JSONBatch?, since: Int, window: FeedWindow) -> WindowContent {
+        let count = list.order.count
+        let start = min(window.offset, count)
+        guard case .list(let batch) = whole else {
+            let seen = since == 0
+                ? ListBatchWindow(fromEmptyTo: count, offset: window.offset, limit: window.limit)
+                : ListBatchWindow(ListBatch(rows: RowChanges(), oldCount: count, newCount: count), offset: window.offset, limit: window.limit)
+            return WindowContent(seen, of: list, from: start, total: (since == 0 ? 0 : count, count))
+        }
+        return WindowContent(ListBatchWindow(batch, offset: window.offset, limit: window.limit), of: list, from: start, total: (batch.oldCount, count))
+    }
+
+    /// `window` of `sections`, the latest sectioned collection, from version `since`
+    /// (`whole`: its batch from it; `nil` from 0 and from the latest).
+    private static func window(of sections: borrowing SectionedRows, whole: JSONBatch?, since: Int, window: FeedWindow) -> WindowContent {
+        let count = sections.order.count
+        let start = min(window.offset, count)
+        let nodes = sections.order.rows(at: start..<start + min(window.limit, count - start))
+        guard case .sectioned(let batch) = whole else {
+            let counts = nodes.map { sections[$0].rows.count }
+            let seen = since == 0 ? SectionedBatchWindow(fromEmptyTo: counts) : SectionedBatchWindow(unchanged: counts)
+            return WindowContent(seen, of: sections, nodes: nodes, from: start, total: (since == 0 ? 0 : count, count))
+        }
+        let seen = SectionedBatchWindow(batch, offset: window.offset, limit: window.limit)
+        return WindowContent(seen, of: sections, nodes: nodes, from: start, total: (batch.oldCounts.count, count))
     }
 
     /// What `read` makes of the rows of `stored` (feed `id`'s latest), on a worker: read in

@@ -105,6 +105,20 @@ struct SectionedRows {
         return Array(section.prefix) + Array("[]".utf8) + Array(section.suffix)
     }
 
+    /// The collection's text with only the sections whose texts are `sections` (a page's, a
+    /// window's).
+    func text(withSections sections: [ArraySlice<UInt8>]) -> [UInt8] {
+        var text = Array(outer.prefix)
+        text.append(UInt8(ascii: "["))
+        for (index, section) in sections.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            text += section
+        }
+        text.append(UInt8(ascii: "]"))
+        text += outer.suffix
+        return text
+    }
+
     /// Section `node`'s whole compact text (time proportional to its length).
     func text(of node: Int32) -> [UInt8] {
         let section = self[node]
