@@ -72,10 +72,10 @@ enum FeedAnswers {
     /// `patch`, the JSON Patch, for that format), and the reload that clients whose
     /// `maxChanges` the batch passes get instead.
     static func computed(
-        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8]
+        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8], changedMembers: ChangedMembers? = nil
     ) -> ComputedAnswer {
         let counts = BatchCounts(batch)
-        return ComputedAnswer(full: full, operationCount: batch.operationCount, batch: batch) {
+        return ComputedAnswer(full: full, operationCount: batch.operationCount, batch: batch, changedMembers: changedMembers) {
             reload(feed: feed, from: from, latest: latest, counts: counts)
         }
     }
@@ -150,9 +150,11 @@ enum FeedAnswers {
         do {
             let full = try write { output in
                 if format == .steps {
-                    try output.stepsMembers(content.batch, values: { output, position in output.value(text: content.flat[position]) })
+                    try output.stepsMembers(
+                        content.batch, values: { output, position in output.value(text: content.flat[position]) }, changedMembers: content.changedMembers
+                    )
                 } else {
-                    try batchMembers(content.batch, values: content.values, changedMembers: nil, into: &output)
+                    try batchMembers(content.batch, values: content.values, changedMembers: content.changedMembers, into: &output)
                 }
             }
             return ComputedAnswer(full: full, operationCount: content.batch.operationCount) { reload }

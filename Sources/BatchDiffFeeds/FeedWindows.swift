@@ -46,7 +46,7 @@ extension Feeds {
         var seen = since
         while true {
             let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.now))
-            let answer = try await windowChanges(of: id, since: since, latest: found, window: window, format: options.format)
+            let answer = try await windowChanges(of: id, since: since, latest: found, window: window, options: options)
             let latest = found.snapshot.version
             guard answer.operationCount == 0, latest != seen, clock.now < deadline else {
                 return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest, operationCount: answer.operationCount)
@@ -55,25 +55,32 @@ extension Feeds {
         }
     }
 
+    /// The window's answer as `options` ask for it (`maxChanges` aside). With
+    /// `changedMembers`, the whole collection's batch is the one asked with them (computed
+    /// once for every window of the version: they need each reloaded row's old text).
     private func windowChanges(
-        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, format: AnswerOptions.Format
+        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, options: AnswerOptions
     ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .window(since: since, window, format: format))
+        let (format, withMembers) = (options.format, options.changedMembers)
+        let question = AnswerCache.Question(
+            feed: id, latest: latest.version, asked: .window(since: since, window, format: format, changedMembers: withMembers)
+        )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
             let whole = since == 0 || since == latest.version
-                ? nil : try await changes(of: id, since: since, latest: found, options: AnswerOptions()).batch
+                ? nil : try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
             return try await reading(found, of: id) { rows throws(FeedError) in
-                let content = switch (rows, whole) {
+                var content = switch (rows, whole?.batch) {
                 case (.list(let list), nil), (.list(let list), .list?):
-                    Self.window(of: list, whole: whole, since: since, window: window)
+                    Self.window(of: list, whole: whole?.batch, since: since, window: window)
                 case (.sectioned(let sections), nil), (.sectioned(let sections), .sectioned?):
-                    Self.window(of: sections, whole: whole, since: since, window: window)
+                    Self.window(of: sections, whole: whole?.batch, since: since, window: window)
                 default:
                     throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
                 }
+                if withMembers { content.takeChangedMembers(from: whole, offset: window.offset) }
                 return try FeedAnswers.window(content, feed: id.name, from: since, to: latest.version, offset: window.offset, format: format)
             }
         })

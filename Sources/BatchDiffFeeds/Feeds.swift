@@ -334,13 +334,13 @@ public final class Feeds: Sendable {
             let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
             return try await Workers.run { () throws(FeedError) in
                 let batch = try Self.batch(from: old.collection, to: latest.collection)
+                let members = options.format == .jsonPatch ? nil : try Self.changedMembers(of: batch, from: old, to: latest, options: computed)
                 let full = options.format == .jsonPatch
                     ? try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
                     : try FeedAnswers.changes(
-                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format,
-                        changedMembers: Self.changedMembers(of: batch, from: old, to: latest, options: computed)
+                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members
                     )
-                return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full)
+                return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full, changedMembers: members)
             }
         })
     }

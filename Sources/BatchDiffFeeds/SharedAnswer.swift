@@ -50,6 +50,9 @@ final class ComputedAnswer: Sendable {
     /// The batch of a `changes` answer for the whole collection, which windows of it are
     /// seen through (``ListBatchWindow``); `nil` for other answers.
     let batch: JSONBatch?
+    /// The batch's changed members, when the answer was asked with them (a window's are
+    /// taken from them).
+    let changedMembers: ChangedMembers?
     /// What writes the reload answer (the latest collection whole); `nil` for a document.
     private let makeReload: (@Sendable () -> [UInt8])?
     /// Bytes the cache counts for it: the full answer, held at its length. Neither its gzip form
@@ -65,11 +68,14 @@ final class ComputedAnswer: Sendable {
 
     /// A `changes` answer: `full`, and the reload that `makeReload` writes; `batch`, kept
     /// with it, when it is the whole collection's.
-    init(full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, makeReload: (@Sendable () -> [UInt8])?) {
+    init(
+        full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil, makeReload: (@Sendable () -> [UInt8])?
+    ) {
         let held = Self.trimmed(full)
         self.full = SharedAnswer(held)
         self.operationCount = operationCount
         self.batch = batch
+        self.changedMembers = changedMembers
         self.makeReload = makeReload
         // A batch holds about two integers an operation.
         byteCount = held.capacity + (batch?.operationCount ?? 0) * 16

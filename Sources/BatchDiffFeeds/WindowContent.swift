@@ -15,6 +15,32 @@ struct WindowContent {
     let flat: [ArraySlice<UInt8>]
     /// The rows (sections) of the whole collection, before and after.
     let total: (old: Int, new: Int)
+    /// The changed members of the window's reloaded rows and updated headers, when asked for.
+    private(set) var changedMembers: ChangedMembers?
+
+    /// Takes the changed members of the window's reloaded rows and updated headers from
+    /// `whole`, the whole collection's answer asked with them (`nil` from version 0 or from
+    /// the latest, where nothing is reloaded), the window's first element at `offset`.
+    mutating func takeChangedMembers(from whole: ComputedAnswer?, offset: Int) {
+        guard let whole, let batch = whole.batch, let members = whole.changedMembers else {
+            changedMembers = ChangedMembers(rows: [], sections: [])
+            return
+        }
+        switch (batch, self.batch) {
+        case (.list(let batch), .list(let window)):
+            let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
+            changedMembers = ChangedMembers(rows: window.rows.reloaded.map { byRow[$0 + offset] ?? nil }, sections: [])
+        case (.sectioned(let batch), .sectioned(let window)):
+            let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
+            let bySection = Dictionary(uniqueKeysWithValues: zip(batch.sections.updated, members.sections))
+            changedMembers = ChangedMembers(
+                rows: window.rows.reloaded.map { byRow[RowPath(section: $0.section + offset, row: $0.row)] ?? nil },
+                sections: window.sections.updated.map { bySection[$0 + offset] ?? nil }
+            )
+        default:
+            changedMembers = ChangedMembers(rows: [], sections: [])
+        }
+    }
 
     /// The window `seen` of `rows`, the latest list, whose first row is at `start`.
     init(_ seen: ListBatchWindow, of rows: borrowing ListRows, from start: Int, total: (old: Int, new: Int)) {

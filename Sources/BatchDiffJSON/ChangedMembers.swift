@@ -9,6 +9,12 @@ public struct ChangedMembers: Sendable, Equatable {
     /// Aligned with `sections.updated`, likewise for section headers (`items` never counts).
     public var sections: [[String]?]
 
+    /// Changed members given as they are, aligned with a batch's lists.
+    public init(rows: [[String]?], sections: [[String]?]) {
+        self.rows = rows
+        self.sections = sections
+    }
+
     /// The changed members of `batch`, which turns `old` into `new`: collections read from
     /// the JSON texts `oldText` and `newText`, whose items' spans point into them.
     public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {

@@ -113,6 +113,13 @@ final class FeedWindowTests: ServerTestCase {
                     let slice = { (sections: [Object]) in Array(sections.dropFirst(window.0).prefix(window.1)) }
                     XCTAssertEqual(int(answer["to"]), latest)
                     XCTAssertEqual((answer["total"] as? [String: Any]).flatMap { int($0["new"]) }, sections.count)
+                    // With changed members: one list per reloaded row and per updated header.
+                    let members = assertJSON(try client.get("/feeds/sw/changes?\(query)&changedMembers=true"))
+                    for list in ["rows", "sections"] {
+                        let object = members[list] as? [String: Any] ?? [:]
+                        let changed = object["changedMembers"] as? [Any] ?? []
+                        XCTAssertEqual(changed.count, ((object[list == "rows" ? "reloaded" : "updated"]) as? [Any] ?? []).count, "\(query): \(members)")
+                    }
                     do {
                         let batch = try decodeSectionedBatch(answer)
                         let values = try decodeSectionedValues(answer)
@@ -196,6 +203,9 @@ final class FeedWindowTests: ServerTestCase {
         let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])
         XCTAssertEqual(int(answer["from"]), first + 1, "the stream moved on to the version that left the window as it was")
         XCTAssertEqual((answer["rows"] as? [String: Any])?["reloaded"] as? [Int], [2])
+        // Changed members of a window's reloaded rows.
+        let members = assertJSON(try client.get("/feeds/e/changes?since=\(first)&offset=1&limit=3&changedMembers=true"))
+        XCTAssertEqual((members["rows"] as? [String: Any])?["changedMembers"] as? [[String]], [["v"]])
         // Steps of a window: the row changed in place, with its new content.
         let steps = assertJSON(try client.get("/feeds/e/changes?since=\(first)&offset=1&limit=3&format=steps"))
         XCTAssertEqual(canonicalJSON(steps["steps"]!), canonicalJSON([["op": "change", "at": 1, "count": 1, "values": [["id": 2, "v": 1]]]]))
@@ -206,7 +216,7 @@ final class FeedWindowTests: ServerTestCase {
     func testWhatWindowsDoNotAnswerYetIsRefused() throws {
         let client = try startServer().client
         assertVersion(try client.put("/feeds/l", "[1, 2]"))
-        for query in ["format=json-patch", "changedMembers=true", "after=1"] {
+        for query in ["format=json-patch", "after=1"] {
             assertProblem(try client.get("/feeds/l/changes?since=0&limit=5&\(query)"), 400, "invalid_query")
         }
     }

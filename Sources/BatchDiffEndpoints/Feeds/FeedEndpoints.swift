@@ -203,8 +203,8 @@ extension BatchDiffService {
     private static func window(_ request: HTTPRequest, options: AnswerOptions) throws(Problem) -> FeedWindow? {
         guard request.query["after"] == nil else { throw Problem.badQuery("after: a window starts at an offset") }
         guard let (offset, limit) = try rowsQuery(request) else { return nil }
-        guard options.format != .jsonPatch, !options.changedMembers else {
-            throw Problem.badQuery("a window's changes come in the batch or steps format, without changedMembers, for now (docs/feeds.md §12)")
+        guard options.format != .jsonPatch else {
+            throw Problem.badQuery("format: a window's changes come in the batch or steps format; json-patch is not answered for a window yet (docs/feeds.md §12)")
         }
         return FeedWindow(offset: offset, limit: limit)
     }
