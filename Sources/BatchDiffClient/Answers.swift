@@ -34,6 +34,22 @@ public struct FeedChanges<Header, Item> {
     public var total: RowTotals?
 }
 
+/// `GET /feeds/{id}?offset=&limit=`: a page of the latest collection (docs/feeds.md §4.1).
+public struct FeedPage<Header, Item> {
+    public var feed: String
+    public var version: Int
+    /// The rows (sections) of the whole collection.
+    public var total: Int
+    /// The page's first position.
+    public var offset: Int
+    /// The page's rows, or its sections, each whole.
+    public var data: FeedCollection<Header, Item>
+}
+
+extension FeedPage: Sendable where Header: Sendable, Item: Sendable {}
+
+extension FeedPage: Decodable where Header: Decodable, Item: Decodable {}
+
 /// The rows of a whole collection before and after a window's answer.
 public struct RowTotals: Decodable, Hashable, Sendable {
     public var old: Int

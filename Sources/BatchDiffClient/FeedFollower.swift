@@ -49,13 +49,32 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         var collection: FeedCollection<Header, Item>?
         let identity: @Sendable (Item) -> Identity
         var backoff = Backoff()
+        /// Following a window: the window the collection held is of (`nil` before the first
+        /// answer, and when it is to be fetched again from nothing).
+        var heldWindow: RowWindow?
+        /// Following a window: the whole collection's rows (sections), from the last answer.
+        var total: Int?
+        /// An update to give before asking the server again (the second of a window's move).
+        var pending: FeedUpdate<Header, Item>?
 
-        /// The next version of the feed; `nil` once the task is cancelled.
+        /// The next version of the feed (or, following a window that moved, the rows the
+        /// new window holds); `nil` once the task is cancelled.
         public mutating func next() async throws -> FeedUpdate<Header, Item>? {
+            if let pending {
+                self.pending = nil
+                return pending
+            }
             while !Task.isCancelled {
+                if let moved = configuration.window?.window, let heldWindow, collection != nil, moved != heldWindow {
+                    if let update = try await move(to: moved) { return update }
+                    continue
+                }
+                let window = heldWindow ?? configuration.window?.window
                 let response: HTTPClientResponse
                 do {
-                    response = try await configuration.transport.send(configuration.changesRequest(since: version))
+                    // A long poll of a window is cut short when the window moves.
+                    guard let answered = try await send(configuration.changesRequest(since: version, window: window), window: window) else { continue }
+                    response = answered
                 } catch {
                     if Task.isCancelled { return nil }
                     if let error = error as? TransportError, !error.isRetryable { throw error }
@@ -65,10 +84,11 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 let problem = try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body))
                 switch response.status {
                 case 200:
-                    if let update = try await accept(response) { return update }
+                    if let update = try await accept(response, window: window) { return update }
                 case 410:
                     // Not retained, or a version of an earlier life of the feed: start again.
                     version = 0
+                    heldWindow = nil
                 case 404 where problem?.code == "feed_not_found", 429, 500...:
                     // At least a short pause, whatever `Retry-After` says.
                     let retryAfter = response.header("retry-after").flatMap(Int.init).map { TimeInterval(Swift.min(Swift.max($0, 0), 300)) }
@@ -83,9 +103,27 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             return nil
         }
 
-        /// The update a `changes` answer makes, or `nil` when it holds none (a long poll
-        /// that timed out, an answer that did not fit and must be fetched again).
-        private mutating func accept(_ response: HTTPClientResponse) async throws -> FeedUpdate<Header, Item>? {
+        /// `request`, sent; following a window, `nil` as soon as the window moves from `window`
+        /// (the exchange is cancelled).
+        private func send(_ request: HTTPClientRequest, window: RowWindow?) async throws -> HTTPClientResponse? {
+            let transport = configuration.transport
+            guard let control = configuration.window, let window else { return try await transport.send(request) }
+            return try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
+                group.addTask { try await transport.send(request) }
+                group.addTask {
+                    await control.waitForMove(from: window)
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+        }
+
+        /// The update a `changes` answer for `window` (following one) makes, or `nil` when it
+        /// holds none (a long poll that timed out, an answer that did not fit and must be
+        /// fetched again).
+        private mutating func accept(_ response: HTTPClientResponse, window: RowWindow?) async throws -> FeedUpdate<Header, Item>? {
             let changes: FeedChanges<Header, Item>
             do {
                 changes = try JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body))
@@ -109,6 +147,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 guard held != nil else { throw error }
                 // What the server diffed is not what this client holds: fetch it all again.
                 version = 0
+                heldWindow = nil
                 await retry(after: backoff.next(), because: "an answer did not fit the collection held; fetching it whole")
                 return nil
             }
@@ -118,9 +157,56 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             let update = replaces ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts) : changes.update
             version = changes.to
             collection = next
+            heldWindow = window
+            total = changes.total?.new ?? total
             return FeedUpdate(
-                version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers, total: changes.total?.new
+                version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers, total: total
             )
+        }
+
+        /// Moves the rows held to window `target`. Rows held at an older version than the
+        /// latest are brought to it first: that update is the answer (the move comes on the
+        /// next call). At the latest, the rows `target` lacks are paged (a page of another
+        /// version is not taken: `nil`, and the next call brings the rows to it), and the
+        /// answer takes the rows shown to the new window: those that leave it deleted, those
+        /// that come into it inserted. A version no longer retained or a server in trouble
+        /// starts the window again from nothing (a reload, on the next call).
+        private mutating func move(to target: RowWindow) async throws -> FeedUpdate<Header, Item>? {
+            guard let from = heldWindow, let held = collection else { return nil }
+            let response = try? await configuration.transport.send(configuration.changesRequest(since: version, window: from, wait: 0))
+            guard let response, response.status == 200 else {
+                version = 0
+                heldWindow = nil
+                return nil
+            }
+            guard let answer = try? JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body)), answer.to == version else {
+                return try await accept(response, window: from)
+            }
+            // The rows held cover `from.offset ..< from.offset + held.windowCount`; the rest is paged.
+            let wanted = target.offset..<target.offset + target.limit
+            let start = Swift.max(from.offset, wanted.lowerBound)
+            let kept = start..<Swift.max(start, Swift.min(from.offset + held.windowCount, wanted.upperBound))
+            var head: FeedCollection<Header, Item>?
+            var tail: FeedCollection<Header, Item>?
+            for (range, isHead) in kept.isEmpty ? [(wanted, false)] : [(wanted.lowerBound..<kept.lowerBound, true), (kept.upperBound..<wanted.upperBound, false)] {
+                guard !range.isEmpty else { continue }
+                guard let page = try await fetchPage(range), page.version == version else { return nil }
+                if isHead { head = page.data } else { tail = page.data }
+                total = page.total
+            }
+            let keptHeld = kept.isEmpty ? 0..<0 : (kept.lowerBound - from.offset)..<(kept.upperBound - from.offset)
+            guard let (next, update) = held.moved(keeping: keptHeld, head: head, tail: tail) else {
+                throw TransportError("a page of another shape than the collection held", isRetryable: false)
+            }
+            heldWindow = target
+            collection = next
+            return FeedUpdate(version: version, collection: next, update: update, changedMembers: nil, total: total)
+        }
+
+        /// The page of the rows (sections) `range`, or `nil` when the server cannot give it now.
+        private func fetchPage(_ range: Range<Int>) async throws -> FeedPage<Header, Item>? {
+            guard let response = try? await configuration.transport.send(configuration.pageRequest(range)), response.status == 200 else { return nil }
+            return try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body))
         }
 
         /// Tells ``FollowerConfiguration/onRetry`` why and for how long, then waits.
@@ -189,17 +275,19 @@ public struct FollowerConfiguration: Sendable {
     public var maxChanges: Int?
     /// Asks the server for the members that changed in each reloaded row.
     public var changedMembers: Bool
-    /// Follows this window of a list feed's rows only: the follower holds the window's
-    /// rows, and each update takes them to the window of the next version (rows scrolled
-    /// out by inserts above are deleted, rows brought in inserted). `nil`: the whole feed.
-    public var window: RowWindow?
+    /// Follows this window of the feed only (a list's rows, or a sectioned collection's
+    /// sections): the follower holds the window's rows, and each update takes them to the
+    /// window of the next version (rows scrolled out by inserts above are deleted, rows
+    /// brought in inserted); moving it (``FollowedWindow/move(to:)``) moves what the
+    /// follower holds. `nil`: the whole feed.
+    public var window: FollowedWindow?
     /// Told each time the follower waits before it tries again: why (the server cannot be
     /// reached, the feed does not exist yet, a 503), and for how many seconds.
     public var onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)?
 
     public init(
         serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, window: RowWindow? = nil,
+        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, window: FollowedWindow? = nil,
         onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
@@ -213,15 +301,28 @@ public struct FollowerConfiguration: Sendable {
         self.onRetry = onRetry
     }
 
-    /// `GET …/changes?since=N&wait=S`; the request may take the wait and 15 s more.
-    func changesRequest(since version: Int) -> HTTPClientRequest {
+    /// `GET …/changes?since=N&wait=S` (of `window`, when given; `wait` overrides the
+    /// long poll's); the request may take the wait and 15 s more.
+    func changesRequest(since version: Int, window: RowWindow? = nil, wait: Int? = nil) -> HTTPClientRequest {
+        let wait = wait ?? self.wait
         var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
         if let window { url += "&offset=\(window.offset)&limit=\(window.limit)" }
+        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))
+    }
+
+    /// `GET /feeds/{id}?offset=&limit=`: a page of the rows (sections) `range`.
+    func pageRequest(_ range: Range<Int>) -> HTTPClientRequest {
+        let url = "\(serverURL)/feeds/\(percentEncoded(feed))?offset=\(range.lowerBound)&limit=\(Swift.min(range.count, 10_000))"
+        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: 30)
+    }
+
+    /// `Accept: application/json`, and the token when there is one.
+    private var headers: [(name: String, value: String)] {
         var headers = [(name: "Accept", value: "application/json")]
         if let token { headers.append((name: "Authorization", value: "Bearer \(token)")) }
-        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))
+        return headers
     }
 }
 

@@ -119,7 +119,7 @@ final class ClientLibraryTests: ServerTestCase {
         let follower = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(
                 serverURL: "http://127.0.0.1:\(server.port)", feed: "w", transport: SocketTransport(), wait: 5,
-                window: RowWindow(offset: 10, limit: 3)
+                window: FollowedWindow(RowWindow(offset: 10, limit: 3))
             )
         ) { $0.identity() }
         var updates = follower.makeAsyncIterator()
@@ -132,6 +132,64 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertEqual(second?.collection, .list([9, 10, 11]), "the change at row 50 brought no update of its own")
         XCTAssertEqual(second?.update, .list(ListBatch(rows: RowChanges(deleted: [2], inserted: [0]), oldCount: 3, newCount: 3)))
         XCTAssertEqual(second?.total, 101)
+    }
+
+    /// A window moved (grown as a user scrolls, then moved away) while the follower's long
+    /// poll is parked: the poll is cut short, the rows the new window lacks are paged, and
+    /// the update inserts them (and deletes those that left); changes then follow the new
+    /// window. Sectioned windows move by whole sections.
+    func testAMovedWindowIsPagedAndFollowed() async throws {
+        let server = try startServer()
+        let client = server.client
+        _ = assertVersion(try client.put("/feeds/m", jsonText(Array(0..<20))))
+        let window = FollowedWindow(RowWindow(offset: 0, limit: 3))
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "m", transport: SocketTransport(), wait: 30, window: window)
+        ) { $0.identity() }
+        var updates = follower.makeAsyncIterator()
+        let first = try await updates.next()
+        XCTAssertEqual(first?.collection, .list([0, 1, 2]))
+        let moved = Task {
+            try await Task.sleep(nanoseconds: 300_000_000)
+            window.move(to: RowWindow(offset: 0, limit: 6))
+        }
+        let started = Date()
+        let grown = try await updates.next()
+        _ = try await moved.value
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the parked long poll was cut short")
+        XCTAssertEqual(grown?.collection, .list([0, 1, 2, 3, 4, 5]))
+        XCTAssertEqual(grown?.update, .list(ListBatch(rows: RowChanges(inserted: [3, 4, 5]), oldCount: 3, newCount: 6)))
+        XCTAssertEqual(grown?.total, 20)
+        // A write in the new window reaches the follower.
+        _ = assertVersion(try client.put("/feeds/m", jsonText([-1] + Array(0..<20))))
+        let pushed = try await updates.next()
+        XCTAssertEqual(pushed?.collection, .list([-1, 0, 1, 2, 3, 4]))
+        // Moved away, over the write's rows: the window at its new place.
+        window.move(to: RowWindow(offset: 10, limit: 3))
+        let away = try await updates.next()
+        XCTAssertEqual(away?.collection, .list([9, 10, 11]))
+        XCTAssertEqual(away?.update, .list(ListBatch(rows: RowChanges(deleted: Array(0..<6), inserted: [0, 1, 2]), oldCount: 6, newCount: 3)))
+        // Moved up by one: one row paged above, the last one dropped.
+        window.move(to: RowWindow(offset: 9, limit: 3))
+        let up = try await updates.next()
+        XCTAssertEqual(up?.collection, .list([8, 9, 10]))
+        XCTAssertEqual(up?.update, .list(ListBatch(rows: RowChanges(deleted: [2], inserted: [0]), oldCount: 3, newCount: 3)))
+
+        // Sections move whole.
+        _ = assertVersion(try client.put("/feeds/s", jsonText(["sections": (0..<5).map { ["id": "s\($0)", "items": [$0]] }])))
+        let sections = FollowedWindow(RowWindow(offset: 1, limit: 2))
+        let sectioned = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "s", transport: SocketTransport(), wait: 30, window: sections)
+        ) { $0.identity() }
+        var sectionUpdates = sectioned.makeAsyncIterator()
+        let firstSections = try await sectionUpdates.next()
+        XCTAssertEqual(firstSections?.collection.counts, [1, 1])
+        sections.move(to: RowWindow(offset: 2, limit: 3))
+        let shifted = try await sectionUpdates.next()
+        XCTAssertEqual(shifted?.update, .sectioned(SectionedBatch(
+            sections: SectionChanges(deleted: [0], inserted: [1, 2]), rows: RowChanges(), oldCounts: [1, 1], newCounts: [1, 1, 1]
+        )))
+        XCTAssertEqual(shifted?.total, 5)
     }
 
     /// A client whose collection does not fit the answer (counts that differ) fetches the
