@@ -18,7 +18,7 @@ Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import http.client, json, os, random, re, statistics, subprocess, sys, threading, time
 
-from benchlib import free_port, timed_request
+from benchlib import free_port, ok_request
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 FEEDS = int(os.environ.get("FEEDS", "1000000"))
@@ -39,10 +39,7 @@ def body(data):
 
 def call(conn, method, path, data=None):
     """The answer and its seconds; any status but 200 stops the benchmark."""
-    status, answer, seconds = timed_request(conn, method, path, data)
-    if status != 200:
-        sys.exit(f"bench-small-feeds: {method} {path}: {status} {answer[:200]!r}")
-    return answer, seconds
+    return ok_request(conn, method, path, data, script="bench-small-feeds")
 
 
 def rss_kb(pid):

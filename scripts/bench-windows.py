@@ -19,7 +19,7 @@ traffic on 127.0.0.1.
 """
 import http.client, json, os, random, statistics, subprocess, sys, time
 
-from benchlib import free_port, timed_request
+from benchlib import free_port, ok_request
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
@@ -31,10 +31,7 @@ FIGURES = ["first window", "deep page", "window write"]
 
 def call(conn, method, path, data=None):
     """The answer and its seconds; any status but 200 stops the benchmark."""
-    status, answer, seconds = timed_request(conn, method, path, data)
-    if status != 200:
-        sys.exit(f"bench-windows: {method} {path}: {status} {answer[:200]!r}")
-    return answer, seconds
+    return ok_request(conn, method, path, data, script="bench-windows")
 
 
 def measure(rows):

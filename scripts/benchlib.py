@@ -1,6 +1,6 @@
-"""What the benchmark scripts share (imported by scripts/bench-stores.py, bench-feed.py and
-scripts/bench-writes.py, which run from scripts/ so it is on their path): a free loopback
-port, a throwaway PostgreSQL cluster and a timed request. Python 3 standard library only.
+"""What the benchmark scripts share (imported by the scripts/bench-*.py that run from
+scripts/, so it is on their path): a free loopback port, a throwaway PostgreSQL cluster, a
+timed request and one that must answer 200. Python 3 standard library only.
 """
 import os, pwd, shutil, socket, subprocess, sys, tempfile, time
 
@@ -63,3 +63,11 @@ def timed_request(conn, method, path, body=None):
     response = conn.getresponse()
     data = response.read()
     return response.status, data, time.perf_counter() - start
+
+
+def ok_request(conn, method, path, body=None, script="bench"):
+    """The answer's bytes and its seconds (``timed_request``); any status but 200 stops `script`."""
+    status, answer, seconds = timed_request(conn, method, path, body)
+    if status != 200:
+        sys.exit(f"{script}: {method} {path}: {status} {answer[:200]!r}")
+    return answer, seconds

@@ -148,6 +148,13 @@ enum FeedAnswers {
             output.value(text: content.data)
         }
         do {
+            if format == .jsonPatch {
+                // The bare patch of the window's rows (a list needs nothing of the old side).
+                guard case .list(let batch) = content.batch else { throw FeedError.internalFailure("a JSON Patch of a sectioned window") }
+                var output = JSONOutput(capacity: 256)
+                try output.jsonPatch(batch) { content.flat[$0] }
+                return ComputedAnswer(full: output.bytes, operationCount: batch.rows.operationCount) { reload }
+            }
             let full = try write { output in
                 if format == .steps {
                     try output.stepsMembers(

@@ -31,7 +31,16 @@ extension JSONOutput {
     /// whole. The operations follow the batch's steps, so the patch is about the size of
     /// what changed.
     public mutating func jsonPatch(_ batch: JSONBatch, from old: PatchSide, to new: PatchSide) throws {
-        let operations = try PatchOperation.operations(batch, from: old, to: new)
+        write(try PatchOperation.operations(batch, from: old, to: new))
+    }
+
+    /// Appends the JSON Patch of list `batch`, whose new elements' texts `value(p)` gives
+    /// by new position (a list needs nothing of the old side: a changed row is replaced whole).
+    public mutating func jsonPatch(_ batch: ListBatch, values value: (Int) -> ArraySlice<UInt8>) throws {
+        write(PatchOperation.rows(try batch.steps(), at: "", value: value))
+    }
+
+    private mutating func write(_ operations: [PatchOperation]) {
         array(operations) { output, operation in
             output.object { output in
                 switch operation {
@@ -100,7 +109,7 @@ extension PatchOperation {
 
     /// The operations of `steps` on the array at `base`; `value(p)` is the new element at
     /// position `p`.
-    private static func rows(_ steps: [Step], at base: String, value: (Int) -> ArraySlice<UInt8>) -> [PatchOperation] {
+    static func rows(_ steps: [Step], at base: String, value: (Int) -> ArraySlice<UInt8>) -> [PatchOperation] {
         steps.flatMap { step -> [PatchOperation] in
             switch step {
             case .remove(let at, let count): Array(repeating: .remove(path: "\(base)/\(at)"), count: count)

@@ -81,11 +81,21 @@ final class FeedWindowTests: ServerTestCase {
             let latest = history.last!.version + 1
             history.append((latest, rows))
             let sinces = [history[history.count - 2], (0, []), history[max(0, history.count - 4)], history.last!]
+            var patches: [(document: Any, patch: Any)] = []
+            var expected: [String] = []
             for window in windows(count: rows.count) {
                 for (since, old) in sinces {
                     try checkWindow(client, "w", since: since, old: old, new: rows, latest: latest, window: window, step: step)
                 }
+                // The window's JSON Patch, applied by an independent implementation.
+                let (since, old) = sinces[0]
+                let patch = try client.get("/feeds/w/changes?since=\(since)&offset=\(window.offset)&limit=\(window.limit)&format=json-patch")
+                XCTAssertEqual(patch.status, 200)
+                XCTAssertEqual(patch.header("ETag"), tag(latest))
+                patches.append((Array(old.dropFirst(window.offset).prefix(window.limit)), parseJSON(patch.text)))
+                expected.append(canonicalJSON(Array(rows.dropFirst(window.offset).prefix(window.limit))))
             }
+            XCTAssertEqual(try applyWithJSONPatch(patches).map(canonicalJSON), expected, "step \(step): JSON Patches of windows")
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
@@ -215,10 +225,10 @@ final class FeedWindowTests: ServerTestCase {
     /// What windows do not answer yet is refused, never answered for the whole collection.
     func testWhatWindowsDoNotAnswerYetIsRefused() throws {
         let client = try startServer().client
+        assertVersion(try client.put("/feeds/s", #"{"sections": [{"id": "a", "items": [1]}]}"#))
         assertVersion(try client.put("/feeds/l", "[1, 2]"))
-        for query in ["format=json-patch", "after=1"] {
-            assertProblem(try client.get("/feeds/l/changes?since=0&limit=5&\(query)"), 400, "invalid_query")
-        }
+        assertProblem(try client.get("/feeds/s/changes?since=0&offset=0&limit=5&format=json-patch"), 400, "invalid_query")
+        assertProblem(try client.get("/feeds/l/changes?since=0&limit=5&after=1"), 400, "invalid_query")
     }
 }
 

@@ -5,38 +5,6 @@ import XCTest
 /// independent RFC 6902 implementation: PyPI's `jsonpatch`, in the tests' venv
 /// (scripts/test-venv.sh, which `make test` runs first).
 final class JSONPatchTests: ServerTestCase {
-    /// Applies each `(document, patch)` with `jsonpatch` and returns the results, parsed
-    /// (an error's text when a patch does not apply).
-    private func applyWithJSONPatch(_ cases: [(document: Any, patch: Any)]) throws -> [Any] {
-        let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/venv/bin/python").standardized
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            XCTFail("no \(python.path): run scripts/test-venv.sh (make test does)")
-            return []
-        }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = ["-c", """
-            import json, sys, jsonpatch
-            for document, patch in json.load(sys.stdin):
-                try:
-                    print(json.dumps(jsonpatch.apply_patch(document, patch), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-                except Exception as error:
-                    print("error: " + repr(error))
-            """]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let data = try JSONSerialization.data(withJSONObject: cases.map { [$0.document, $0.patch] })
-        let writer = Thread {
-            input.fileHandleForWriting.write(data)
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
-        process.waitUntilExit()
-        return lines.map { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])) ?? line }
-    }
 
     private func patch(_ client: HTTPClient, _ old: Any, _ new: Any) throws -> Any {
         let response = try client.post("/diff", jsonText(["old": old, "new": new, "options": ["format": "json-patch"]]))

@@ -203,9 +203,6 @@ extension BatchDiffService {
     private static func window(_ request: HTTPRequest, options: AnswerOptions) throws(Problem) -> FeedWindow? {
         guard request.query["after"] == nil else { throw Problem.badQuery("after: a window starts at an offset") }
         guard let (offset, limit) = try rowsQuery(request) else { return nil }
-        guard options.format != .jsonPatch else {
-            throw Problem.badQuery("format: a window's changes come in the batch or steps format; json-patch is not answered for a window yet (docs/feeds.md §12)")
-        }
         return FeedWindow(offset: offset, limit: limit)
     }
 
@@ -257,6 +254,7 @@ extension Problem {
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
         case .cursorGone(let id, let cursor): self = .cursorGone(feed: id.name, cursor: cursor)
+        case .unsupportedWindow(let detail): self = .badQuery(detail)
         case .patchRefused(let refusal): self = .patchRefused(refusal)
         case .idempotencyKeyReused(let id, let key):
             self = Problem(
