@@ -247,7 +247,8 @@ public struct FeedUpdate<Header, Item> {
     public var total: Int?
 }
 
-/// A window of a list feed's rows, `offset ..< offset+limit` (docs/feeds.md §5.3).
+/// A window of a feed, `offset ..< offset+limit`: a list's rows, or a sectioned
+/// collection's sections, each whole (docs/feeds.md §5.3).
 public struct RowWindow: Hashable, Sendable {
     public var offset: Int
     public var limit: Int

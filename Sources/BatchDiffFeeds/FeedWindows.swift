@@ -1,7 +1,8 @@
 import BatchDiff
 import BatchDiffJSON
 
-/// A window of a list feed's rows: `offset..<offset+limit` (docs/feeds.md §5.3).
+/// A window of a feed: a list's rows, or a sectioned collection's sections, each whole,
+/// `offset..<offset+limit` (docs/feeds.md §5.3).
 public struct FeedWindow: Sendable, Hashable {
     public var offset: Int
     public var limit: Int
@@ -31,10 +32,10 @@ extension Feeds {
         return (version, page.full)
     }
 
-    /// The batch that takes `window` of version `since` of list feed `id` to the same
-    /// window of its latest (docs/feeds.md §5.3), as `options` ask for it: rows leaving the
-    /// window deleted, rows entering it inserted with their content, counts the window's and
-    /// `total` the collection's. Seen through the window from the whole collection's batch
+    /// The batch that takes `window` of version `since` of feed `id` to the same window of
+    /// its latest (docs/feeds.md §5.3), as `options` ask for it: rows (sections) leaving the
+    /// window deleted, those entering it inserted with their content, counts the window's
+    /// and `total` the collection's. Seen through the window from the whole collection's batch
     /// (kept with the write for clients one version behind; computed once, and shared, for
     /// the others); from version 0, the window's rows. With `wait`, a client whose window is
     /// as at the latest waits until it changes (not just the feed), or the wait ends.

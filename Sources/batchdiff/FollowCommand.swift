@@ -32,10 +32,10 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(name: .customLong("id-key"), help: "The member that holds an item's identity (the feed's idKey).")
     var idKey = "id"
 
-    @Option(help: "Follow only the window of a list feed's rows that starts here (with --limit; default 0).")
+    @Option(help: "Follow only the window of the rows (a sectioned feed's sections) that starts here (default 0).")
     var offset: Int?
 
-    @Option(help: "Follow only a window of this many rows of a list feed (1 to 10000; default 100 with --offset).")
+    @Option(help: "Follow only a window of this many rows (sections) (1 to 10000; default 100 with --offset).")
     var limit: Int?
 
     func validate() throws {
