@@ -54,16 +54,10 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         var heldWindow: RowWindow?
         /// Following a window: the whole collection's rows (sections), from the last answer.
         var total: Int?
-        /// An update to give before asking the server again (the second of a window's move).
-        var pending: FeedUpdate<Header, Item>?
 
         /// The next version of the feed (or, following a window that moved, the rows the
         /// new window holds); `nil` once the task is cancelled.
         public mutating func next() async throws -> FeedUpdate<Header, Item>? {
-            if let pending {
-                self.pending = nil
-                return pending
-            }
             while !Task.isCancelled {
                 if let moved = configuration.window?.window, let heldWindow, collection != nil, moved != heldWindow {
                     if let update = try await move(to: moved) { return update }
@@ -169,14 +163,19 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         /// next call). At the latest, the rows `target` lacks are paged (a page of another
         /// version is not taken: `nil`, and the next call brings the rows to it), and the
         /// answer takes the rows shown to the new window: those that leave it deleted, those
-        /// that come into it inserted. A version no longer retained or a server in trouble
-        /// starts the window again from nothing (a reload, on the next call).
+        /// that come into it inserted. A version no longer retained starts the window again
+        /// from nothing (a reload, on the next call); a server that cannot answer now is
+        /// tried again after a growing delay.
         private mutating func move(to target: RowWindow) async throws -> FeedUpdate<Header, Item>? {
             guard let from = heldWindow, let held = collection else { return nil }
             let response = try? await configuration.transport.send(configuration.changesRequest(since: version, window: from, wait: 0))
             guard let response, response.status == 200 else {
-                version = 0
-                heldWindow = nil
+                if response?.status == 410 {
+                    version = 0
+                    heldWindow = nil
+                } else {
+                    await retry(after: backoff.next(), because: "the window could not be moved (\(response.map { "the server answered \($0.status)" } ?? "no answer"))")
+                }
                 return nil
             }
             guard let answer = try? JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body)), answer.to == version else {
@@ -190,7 +189,12 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             var tail: FeedCollection<Header, Item>?
             for (range, isHead) in kept.isEmpty ? [(wanted, false)] : [(wanted.lowerBound..<kept.lowerBound, true), (kept.upperBound..<wanted.upperBound, false)] {
                 guard !range.isEmpty else { continue }
-                guard let page = try await fetchPage(range), page.version == version else { return nil }
+                guard let page = await fetchPage(range) else {
+                    await retry(after: backoff.next(), because: "a page of the moved window could not be read")
+                    return nil
+                }
+                // Of another version: the rows held are brought to it on the next call.
+                guard page.version == version else { return nil }
                 if isHead { head = page.data } else { tail = page.data }
                 total = page.total
             }
@@ -198,13 +202,14 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             guard let (next, update) = held.moved(keeping: keptHeld, head: head, tail: tail) else {
                 throw TransportError("a page of another shape than the collection held", isRetryable: false)
             }
+            backoff.reset()
             heldWindow = target
             collection = next
             return FeedUpdate(version: version, collection: next, update: update, changedMembers: nil, total: total)
         }
 
         /// The page of the rows (sections) `range`, or `nil` when the server cannot give it now.
-        private func fetchPage(_ range: Range<Int>) async throws -> FeedPage<Header, Item>? {
+        private func fetchPage(_ range: Range<Int>) async -> FeedPage<Header, Item>? {
             guard let response = try? await configuration.transport.send(configuration.pageRequest(range)), response.status == 200 else { return nil }
             return try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body))
         }
@@ -253,8 +258,9 @@ public struct RowWindow: Hashable, Sendable {
     public var offset: Int
     public var limit: Int
 
+    /// `offset` 0 or more (and short of the largest integer), `limit` 1 to 10,000.
     public init(offset: Int, limit: Int) {
-        self.offset = Swift.max(offset, 0)
+        self.offset = Swift.min(Swift.max(offset, 0), Int.max - 10_000)
         self.limit = Swift.min(Swift.max(limit, 1), 10_000)
     }
 }

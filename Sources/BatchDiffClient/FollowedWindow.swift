@@ -28,9 +28,13 @@ public final class FollowedWindow: @unchecked Sendable {  // its state is read a
         return current
     }
 
-    /// Moves (or grows, or shrinks) the window.
+    /// Moves (or grows, or shrinks) the window; to where it is, nothing.
     public func move(to window: RowWindow) {
         lock.lock()
+        guard window != current else {
+            lock.unlock()
+            return
+        }
         current = window
         let woken = waiters.values
         waiters = [:]

@@ -25,8 +25,9 @@ final class AnswerCache: Sendable {
         case changes(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
         /// A page of the latest collection.
         case page(PageStart, limit: Int)
-        /// The changes of a window from `since`, in `format`, with `changedMembers` or not.
-        case window(since: Int, FeedWindow, format: AnswerOptions.Format, changedMembers: Bool)
+        /// The changes of a window from `since`, answered as from `from` (the client's version,
+        /// its window the same at `since`), in `format`, with `changedMembers` or not.
+        case window(since: Int, from: Int, FeedWindow, format: AnswerOptions.Format, changedMembers: Bool)
 
         /// The changes from `since` as `options` ask for them, `maxChanges` aside.
         static func changes(since: Int, options: AnswerOptions) -> Asked {

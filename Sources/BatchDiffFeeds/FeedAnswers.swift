@@ -123,9 +123,10 @@ enum FeedAnswers {
     /// ...batch, "values", "total"}`, the window's batch (its `counts` the window's) and
     /// `total` the collection's rows (sections), old and new; in the steps `format`,
     /// `"steps"` instead of the batch and its values. Its reload (past `maxChanges`) carries
-    /// the new window as `data`, written now: a window's are few.
+    /// the new window as `data`.
     static func window(_ content: WindowContent, feed: String, from: Int, to: Int, offset: Int, format: AnswerOptions.Format) throws(FeedError) -> ComputedAnswer {
-        func write(_ members: (inout JSONOutput) throws -> Void) rethrows -> [UInt8] {
+        let total = content.total
+        @Sendable func write(_ members: (inout JSONOutput) throws -> Void) rethrows -> [UInt8] {
             var output = JSONOutput(capacity: 1024)
             try output.object { output in
                 Self.members(feed: feed, from: from, to: to, into: &output)
@@ -135,17 +136,22 @@ enum FeedAnswers {
                 output.key("total")
                 output.object { output in
                     output.key("old")
-                    output.integer(content.total.old)
+                    output.integer(total.old)
                     output.key("new")
-                    output.integer(content.total.new)
+                    output.integer(total.new)
                 }
             }
             return output.bytes
         }
-        let reload = write { output in
-            output.reloadMembers(content.batch)
-            output.key("data")
-            output.value(text: content.data)
+        // The reload is written for the clients that need one, from the window's data (held
+        // with the answer, and counted).
+        let (batch, data) = (content.batch, content.data)
+        let reload: @Sendable () -> [UInt8] = {
+            write { output in
+                output.reloadMembers(batch)
+                output.key("data")
+                output.value(text: data)
+            }
         }
         do {
             if format == .jsonPatch {
@@ -153,7 +159,7 @@ enum FeedAnswers {
                 guard case .list(let batch) = content.batch else { throw FeedError.internalFailure("a JSON Patch of a sectioned window") }
                 var output = JSONOutput(capacity: 256)
                 try output.jsonPatch(batch) { content.flat[$0] }
-                return ComputedAnswer(full: output.bytes, operationCount: batch.rows.operationCount) { reload }
+                return ComputedAnswer(full: output.bytes, operationCount: batch.rows.operationCount, total: content.total, holding: data.count, makeReload: reload)
             }
             let full = try write { output in
                 if format == .steps {
@@ -164,7 +170,7 @@ enum FeedAnswers {
                     try batchMembers(content.batch, values: content.values, changedMembers: content.changedMembers, into: &output)
                 }
             }
-            return ComputedAnswer(full: full, operationCount: content.batch.operationCount) { reload }
+            return ComputedAnswer(full: full, operationCount: content.batch.operationCount, total: content.total, holding: data.count, makeReload: reload)
         } catch {
             throw .internalFailure("feed \(feed): the window's batch from \(from) to \(to): \(error)")
         }

@@ -44,23 +44,29 @@ extension Feeds {
     ) async throws(FeedError) -> ChangesAnswer {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
+        // A version that leaves the window as it was becomes the one the next batch is seen
+        // from (so it stays one version behind, and retained), answered as from `since`.
         var seen = since
+        var answering: (from: Int, oldTotal: Int)?
         while true {
             let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.now))
-            let answer = try await windowChanges(of: id, since: since, latest: found, window: window, options: options)
+            let answer = try await windowChanges(of: id, since: seen, answering: answering, latest: found, window: window, options: options)
             let latest = found.snapshot.version
             guard answer.operationCount == 0, latest != seen, clock.now < deadline else {
                 return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest, operationCount: answer.operationCount)
             }
+            if answering == nil { answering = (since, answer.total?.old ?? 0) }
             seen = latest
         }
     }
 
-    /// The window's answer as `options` ask for it (`maxChanges` aside). With
-    /// `changedMembers`, the whole collection's batch is the one asked with them (computed
-    /// once for every window of the version: they need each reloaded row's old text).
+    /// The window's answer from `since` as `options` ask for it (`maxChanges` aside);
+    /// `answering` a client at an earlier version whose window was the same at `since`
+    /// (the answer names its version as `from`, and its collection's rows as `total.old`).
+    /// With `changedMembers`, the whole collection's batch is the one asked with them
+    /// (computed once for every window of the version: they need each reloaded row's old text).
     private func windowChanges(
-        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, options: AnswerOptions
+        of id: FeedID, since: Int, answering: (from: Int, oldTotal: Int)?, latest found: StoredSnapshot, window: FeedWindow, options: AnswerOptions
     ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
@@ -69,7 +75,8 @@ extension Feeds {
         }
         let (format, withMembers) = (options.format, options.changedMembers)
         let question = AnswerCache.Question(
-            feed: id, latest: latest.version, asked: .window(since: since, window, format: format, changedMembers: withMembers)
+            feed: id, latest: latest.version,
+            asked: .window(since: since, from: answering?.from ?? since, window, format: format, changedMembers: withMembers)
         )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
@@ -85,7 +92,10 @@ extension Feeds {
                     throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
                 }
                 if withMembers { content.takeChangedMembers(from: whole, offset: window.offset) }
-                return try FeedAnswers.window(content, feed: id.name, from: since, to: latest.version, offset: window.offset, format: format)
+                if let answering { content.total.old = answering.oldTotal }
+                return try FeedAnswers.window(
+                    content, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: window.offset, format: format
+                )
             }
         })
     }

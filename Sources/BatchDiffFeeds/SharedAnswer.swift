@@ -53,6 +53,8 @@ final class ComputedAnswer: Sendable {
     /// The batch's changed members, when the answer was asked with them (a window's are
     /// taken from them).
     let changedMembers: ChangedMembers?
+    /// A window's answer: the whole collection's rows (sections), old and new.
+    let total: (old: Int, new: Int)?
     /// What writes the reload answer (the latest collection whole); `nil` for a document.
     private let makeReload: (@Sendable () -> [UInt8])?
     /// Bytes the cache counts for it: the full answer, held at its length. Neither its gzip form
@@ -69,16 +71,19 @@ final class ComputedAnswer: Sendable {
     /// A `changes` answer: `full`, and the reload that `makeReload` writes; `batch`, kept
     /// with it, when it is the whole collection's.
     init(
-        full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil, makeReload: (@Sendable () -> [UInt8])?
+        full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil,
+        total: (old: Int, new: Int)? = nil, holding heldBytes: Int = 0, makeReload: (@Sendable () -> [UInt8])?
     ) {
         let held = Self.trimmed(full)
         self.full = SharedAnswer(held)
         self.operationCount = operationCount
         self.batch = batch
         self.changedMembers = changedMembers
+        self.total = total
         self.makeReload = makeReload
-        // A batch holds about two integers an operation.
-        byteCount = held.capacity + (batch?.operationCount ?? 0) * 16
+        // A batch holds about two integers an operation; `heldBytes` are what the reload is
+        // written from.
+        byteCount = held.capacity + (batch?.operationCount ?? 0) * 16 + heldBytes
     }
 
     /// `text` in a buffer of its length when the one it was written into has much more room

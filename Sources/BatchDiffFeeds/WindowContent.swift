@@ -14,7 +14,7 @@ struct WindowContent {
     /// or each section's header (its object without `items`) and then its rows.
     let flat: [ArraySlice<UInt8>]
     /// The rows (sections) of the whole collection, before and after.
-    let total: (old: Int, new: Int)
+    var total: (old: Int, new: Int)
     /// The changed members of the window's reloaded rows and updated headers, when asked for.
     private(set) var changedMembers: ChangedMembers?
 

@@ -181,6 +181,35 @@ final class FeedWindowTests: ServerTestCase {
         XCTAssertEqual(try decodeListBatch(quiet).rows.operationCount, 0)
     }
 
+    /// A parked window outlives versions that leave it as it was, however many: each is
+    /// the one the next batch is seen from (it was seen from the client's own version, which
+    /// they pushed out of retention: a 410 for a window that never changed).
+    func testAParkedWindowOutlivesVersionsOutsideIt() throws {
+        let client = try startServer(["--max-versions", "3"]).client
+        var rows = (0..<50).map { ["id": $0, "v": 0] }
+        let first = assertVersion(try client.put("/feeds/o", jsonText(rows)))
+        let answered = Collector<HTTPResult>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            if let response = try? client.get("/feeds/o/changes?since=\(first)&offset=0&limit=10&wait=20") { answered.append(response) }
+            done.signal()
+        }.start()
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.metric("batchdiff_long_polls_parked")) == 1 })
+        for version in 1...5 {
+            rows.append(["id": 100 + version, "v": 0])
+            assertVersion(try client.put("/feeds/o", jsonText(rows)), first + version)
+        }
+        rows[4]["v"] = 1
+        assertVersion(try client.put("/feeds/o", jsonText(rows)), first + 6)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        let answer = assertJSON(try XCTUnwrap(answered.all.first))
+        XCTAssertEqual(int(answer["from"]), first, "answered as from the client's version")
+        XCTAssertEqual(int(answer["to"]), first + 6)
+        XCTAssertEqual((answer["rows"] as? [String: Any])?["reloaded"] as? [Int], [4])
+        XCTAssertEqual((answer["total"] as? [String: Any]).flatMap { int($0["old"]) }, 50, "the collection at the client's version")
+        XCTAssertEqual((answer["total"] as? [String: Any]).flatMap { int($0["new"]) }, 55)
+    }
+
     /// Past `maxChanges`, the window's rows come as `data`, not the collection's.
     func testMaxChangesReloadsTheWindowOnly() throws {
         let client = try startServer().client
@@ -220,6 +249,25 @@ final class FeedWindowTests: ServerTestCase {
         let steps = assertJSON(try client.get("/feeds/e/changes?since=\(first)&offset=1&limit=3&format=steps"))
         XCTAssertEqual(canonicalJSON(steps["steps"]!), canonicalJSON([["op": "change", "at": 1, "count": 1, "values": [["id": 2, "v": 1]]]]))
         XCTAssertEqual(int(steps["to"]), first + 2)
+    }
+
+    /// A window's stream through versions that leave its window as it was still writes, once
+    /// a heartbeat's time passed: their empty event (a proxy would cut a silent stream, and a
+    /// browser's Last-Event-ID would fall out of retention).
+    func testAWindowsStreamStaysAliveThroughVersionsOutsideIt() throws {
+        let client = try startServer(["--event-heartbeat", "1", "--max-versions", "3"]).client
+        var rows = (0..<30).map { ["id": $0, "v": 0] }
+        let first = assertVersion(try client.put("/feeds/q", jsonText(rows)))
+        let stream = try EventStreamClient(client, "/feeds/q/changes?since=\(first)&offset=0&limit=5")
+        for version in 1...8 {
+            rows[20]["v"] = version
+            assertVersion(try client.put("/feeds/q", jsonText(rows)), first + version)
+            usleep(300_000)
+        }
+        let event = try XCTUnwrap(try stream.next(timeout: 3), "a window's stream went silent while versions came")
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])
+        XCTAssertEqual(try decodeListBatch(answer).rows.operationCount, 0)
+        XCTAssertGreaterThan(Int(event.id ?? "") ?? 0, first)
     }
 
     /// What windows do not answer yet is refused, never answered for the whole collection.

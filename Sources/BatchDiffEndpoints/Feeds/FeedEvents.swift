@@ -65,12 +65,16 @@ extension BatchDiffService {
     /// `event: problem` when the feed is deleted or its store fails, or when the signed token
     /// it was opened with expires (`expiresAt`: a 401 `invalid_token`); then the stream ends.
     /// A stream of a `window` sends an event only when its window changes: a version that
-    /// leaves it as it was moves the stream on without one.
+    /// leaves it as it was moves the stream on without one, unless nothing was written for a
+    /// heartbeat's time (then its empty event is sent: the stream stays alive through
+    /// proxies, and a browser's `Last-Event-ID` stays a retained version).
     private func sendEvents(
         of id: FeedID, since first: Int, options: AnswerOptions, window: FeedWindow?, until expiresAt: Double?, to stream: ResponseStream
     ) async {
         var since = first
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
+        let clock = ContinuousClock()
+        var written = clock.now
         while open && !Task.isCancelled {
             let heartbeat = Duration.seconds(max(1, configuration.eventHeartbeat))
             do throws(FeedError) {
@@ -83,6 +87,7 @@ extension BatchDiffService {
                 }
                 guard latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
+                    written = clock.now
                     continue
                 }
                 let answer = if let window {
@@ -90,8 +95,9 @@ extension BatchDiffService {
                 } else {
                     try await feeds.changes(of: id, since: since, wait: .zero, options: options)
                 }
-                if window == nil || answer.operationCount > 0 {
+                if window == nil || answer.operationCount > 0 || clock.now - written >= heartbeat {
                     open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
+                    written = clock.now
                 }
                 since = answer.latest
             } catch {
