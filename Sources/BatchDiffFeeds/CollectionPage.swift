@@ -10,25 +10,54 @@ public enum PageStart: Sendable, Hashable {
     case after(String)
 }
 
-/// A page of a feed's latest collection, `{"feed","version","total","offset","data","next"}`,
-/// written from the collection as patches keep it (``PatchRows``): in time proportional to
-/// the page, times a logarithm, whatever the collection's size.
-enum CollectionPage {
-    /// The page of `limit` rows (sections) of `rows`, version `version` of feed `feed`
-    /// (identity member `idKey`), from `start`. ``FeedError/cursorGone(_:cursor:)`` when
-    /// `after` names no row; ``FeedError/duplicateIdentity(_:)`` when it names several.
-    static func write(
-        _ rows: borrowing PatchRows, feed: FeedID, version: Int, idKey: String, from start: PageStart, limit: Int
-    ) throws(FeedError) -> [UInt8] {
+/// A page of a feed's latest collection, `{"feed","version","total","offset","data","next"}`:
+/// read from the collection as patches keep it (``PatchRows``), in time proportional to the
+/// page, times a logarithm, whatever the collection's size; written after (so the rows are
+/// held only while the page's texts are found).
+struct CollectionPage: Sendable {
+    /// The rows (sections) of the whole collection.
+    let total: Int
+    /// The page's first position, as asked.
+    let offset: Int
+    /// The page's data: the rows' JSON array, or the collection's text with only the
+    /// page's sections.
+    let data: [UInt8]
+    /// The text of the page's last row (section) when more follow it, whose identity is
+    /// the page's `next`.
+    let last: [UInt8]?
+    let isSectioned: Bool
+
+    /// The page of `limit` rows (sections) of `rows`, of feed `feed`, from `start`.
+    /// ``FeedError/cursorGone(_:cursor:)`` when `after` names no row;
+    /// ``FeedError/duplicateIdentity(_:)`` when it names several.
+    init(_ rows: borrowing PatchRows, feed: FeedID, from start: PageStart, limit: Int) throws(FeedError) {
         let order = switch rows {
         case .list(let list): list.order
         case .sectioned(let sections): sections.order
         }
-        let first = try position(of: start, in: order, feed: feed)
-        let total = order.count
-        let from = min(first, total)
+        offset = try Self.position(of: start, in: order, feed: feed)
+        total = order.count
+        let from = min(offset, total)
         let nodes = order.rows(at: from..<from + min(limit, total - from))
-        var output = JSONOutput(capacity: 256)
+        let texts: [ArraySlice<UInt8>]
+        switch rows {
+        case .list(let list):
+            texts = nodes.map { list.texts[list.order.location(of: $0)] }
+            var output = JSONOutput(capacity: texts.reduce(2) { $0 + $1.count + 1 })
+            output.array(texts) { output, text in output.value(text: text) }
+            data = output.bytes
+            isSectioned = false
+        case .sectioned(let sections):
+            texts = nodes.map { sections.text(of: $0)[...] }
+            data = sections.text(withSections: texts)
+            isSectioned = true
+        }
+        last = from + nodes.count < total ? texts.last.map { Array($0) } : nil
+    }
+
+    /// The page's answer, version `version` of feed `feed`, whose identity member is `idKey`.
+    func answer(feed: FeedID, version: Int, idKey: String) -> [UInt8] {
+        var output = JSONOutput(capacity: data.count + 128)
         output.object { output in
             output.key("feed")
             output.string(feed.name)
@@ -37,24 +66,12 @@ enum CollectionPage {
             output.key("total")
             output.integer(total)
             output.key("offset")
-            output.integer(first)
+            output.integer(offset)
             output.key("data")
-            var last: [UInt8] = []
-            switch rows {
-            case .list(let list):
-                output.array(nodes) { output, node in
-                    let text = list.texts[list.order.location(of: node)]
-                    output.value(text: text)
-                    if node == nodes.last { last = Array(text) }
-                }
-            case .sectioned(let sections):
-                let texts = nodes.map { sections.text(of: $0)[...] }
-                last = texts.last.map { Array($0) } ?? []
-                output.value(text: sections.text(withSections: texts))
-            }
-            guard from + nodes.count < total else { return }
+            output.value(text: data)
+            guard let last else { return }
             output.key("next")
-            output.value(text: cursor(of: last, idKey: idKey, isSection: !rows.isList))
+            output.value(text: Self.cursor(of: last, idKey: idKey, isSection: isSectioned))
         }
         return output.bytes
     }
@@ -89,9 +106,3 @@ enum CollectionPage {
     }
 }
 
-extension PatchRows {
-    /// Whether the collection is a list.
-    var isList: Bool {
-        if case .list = self { true } else { false }
-    }
-}

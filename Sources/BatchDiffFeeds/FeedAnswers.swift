@@ -277,7 +277,7 @@ enum FeedAnswers {
 /// order: rows inserted and reloaded, and for a sectioned batch each inserted section's
 /// whole text and each updated section's text, whose header (the text without `items`) the
 /// answer carries.
-struct ValueTexts {
+struct ValueTexts: Sendable {
     var insertedRows: [ArraySlice<UInt8>] = []
     var reloadedRows: [ArraySlice<UInt8>] = []
     var insertedSections: [ArraySlice<UInt8>] = []

@@ -25,9 +25,8 @@ extension Feeds {
         let version = stored.snapshot.version
         let question = AnswerCache.Question(feed: id, latest: version, asked: .page(start, limit: limit))
         let (page, _) = try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
-            ComputedAnswer(try await reading(stored, of: id) { rows throws(FeedError) in
-                try CollectionPage.write(rows, feed: id, version: version, idKey: stored.idKey, from: start, limit: limit)
-            })
+            let page = try await reading(stored, of: id) { rows throws(FeedError) in try CollectionPage(rows, feed: id, from: start, limit: limit) }
+            return await Workers.run { ComputedAnswer(page.answer(feed: id, version: version, idKey: stored.idKey)) }
         }
         return (version, page.full)
     }
@@ -82,8 +81,8 @@ extension Feeds {
             // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
             let whole = since == 0 || since == latest.version
                 ? nil : try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
-            return try await reading(found, of: id) { rows throws(FeedError) in
-                var content = switch (rows, whole?.batch) {
+            var content = try await reading(found, of: id) { rows throws(FeedError) in
+                switch (rows, whole?.batch) {
                 case (.list(let list), nil), (.list(let list), .list?):
                     Self.window(of: list, whole: whole?.batch, since: since, window: window)
                 case (.sectioned(let sections), nil), (.sectioned(let sections), .sectioned?):
@@ -91,11 +90,12 @@ extension Feeds {
                 default:
                     throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
                 }
-                if withMembers { content.takeChangedMembers(from: whole, offset: window.offset) }
-                if let answering { content.total.old = answering.oldTotal }
-                return try FeedAnswers.window(
-                    content, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: window.offset, format: format
-                )
+            }
+            if withMembers { content.takeChangedMembers(from: whole, offset: window.offset) }
+            if let answering { content.total.old = answering.oldTotal }
+            let written = content
+            return try await Workers.run { () throws(FeedError) in
+                try FeedAnswers.window(written, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: window.offset, format: format)
             }
         })
     }
@@ -130,8 +130,9 @@ extension Feeds {
     }
 
     /// What `read` makes of the rows of `stored` (feed `id`'s latest), on a worker: read in
-    /// place from the rows patches keep, or when none are kept for that version, from the
-    /// version whole (then kept for the reads and patches that follow).
+    /// place from the rows patches keep (under their cache's lock: `read` finds texts and
+    /// leaves the writing of answers to after), or when none are kept for that version, from
+    /// the version whole (then kept for the reads and patches that follow).
     private func reading<Value: Sendable>(
         _ stored: StoredSnapshot, of id: FeedID, _ read: @escaping @Sendable (borrowing PatchRows) throws(FeedError) -> Value
     ) async throws(FeedError) -> Value {

@@ -4,7 +4,7 @@ import BatchDiffJSON
 /// What a window's `changes` answer is written from (``FeedAnswers/window(_:feed:from:to:offset:format:)``):
 /// the window's batch, the texts of its values, and the new window's elements, read from the
 /// latest collection's rows as patches keep them, in time proportional to the window.
-struct WindowContent {
+struct WindowContent: Sendable {
     let batch: JSONBatch
     let values: ValueTexts
     /// The new window as a reload's `data`: the rows' array, or the collection with only the
