@@ -118,12 +118,20 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         /// holds none (a long poll that timed out, an answer that did not fit and must be
         /// fetched again).
         private mutating func accept(_ response: HTTPClientResponse, window: RowWindow?) async throws -> FeedUpdate<Header, Item>? {
-            let changes: FeedChanges<Header, Item>
+            try await accept(try Self.changes(of: response), window: window)
+        }
+
+        /// `response`'s body as a `changes` answer.
+        private static func changes(of response: HTTPClientResponse) throws -> FeedChanges<Header, Item> {
             do {
-                changes = try JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body))
+                return try JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body))
             } catch {
                 throw TransportError("the server's answer is not a changes answer: \(error)")
             }
+        }
+
+        /// The update `changes` (an answer for `window`, following one) makes, as ``accept(_:window:)``.
+        private mutating func accept(_ changes: FeedChanges<Header, Item>, window: RowWindow?) async throws -> FeedUpdate<Header, Item>? {
             guard changes.to != version || collection == nil else {
                 // Nothing new (a long poll that timed out): a short pause all the same, so
                 // that a client without a wait does not spin.
@@ -178,9 +186,8 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 }
                 return nil
             }
-            guard let answer = try? JSONDecoder().decode(FeedChanges<Header, Item>.self, from: Data(response.body)), answer.to == version else {
-                return try await accept(response, window: from)
-            }
+            let answer = try Self.changes(of: response)
+            guard answer.to == version else { return try await accept(answer, window: from) }
             // The rows held cover `from.offset ..< from.offset + held.windowCount`; the rest is paged.
             let wanted = target.offset..<target.offset + target.limit
             let start = Swift.max(from.offset, wanted.lowerBound)

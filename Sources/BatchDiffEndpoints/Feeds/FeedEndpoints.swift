@@ -113,11 +113,16 @@ extension BatchDiffService {
         return (offset, try rowsLimit(request))
     }
 
-    /// `limit`, 1 to 10,000 rows, default 100.
+    /// `limit` of a page or a window, 1 to 10,000 rows, default 100.
     private static func rowsLimit(_ request: HTTPRequest) throws(Problem) -> Int {
-        guard let text = request.query["limit"] else { return 100 }
+        try limit(request, default: 100, of: "rows")
+    }
+
+    /// The query's `limit`, 1 to 10,000 `things` (`default` without one).
+    private static func limit(_ request: HTTPRequest, default: Int, of things: String) throws(Problem) -> Int {
+        guard let text = request.query["limit"] else { return `default` }
         guard let limit = Int(text), (1...10_000).contains(limit) else {
-            throw Problem.badQuery("limit: expected 1 to 10000 rows, not \(text.prefix(40).debugDescription)")
+            throw Problem.badQuery("limit: expected 1 to 10000 \(things), not \(text.prefix(40).debugDescription)")
         }
         return limit
     }
@@ -135,13 +140,7 @@ extension BatchDiffService {
 
     /// `limit` (1 to 10,000, default 1,000) and `after` (a feed id) of `GET /feeds`.
     private func listQuery(_ request: HTTPRequest) throws(Problem) -> (after: FeedID?, limit: Int) {
-        var limit = 1000
-        if let text = request.query["limit"] {
-            guard let value = Int(text), (1...10_000).contains(value) else {
-                throw Problem.badQuery("limit: expected 1 to 10000 feeds, not \(text.debugDescription)")
-            }
-            limit = value
-        }
+        let limit = try Self.limit(request, default: 1000, of: "feeds")
         guard let text = request.query["after"] else { return (nil, limit) }
         do {
             return (try FeedID(text), limit)
