@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras", "TestSupport"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(name: "BatchDiffClientTests", dependencies: ["BatchDiffClient", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
-        .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON", "SQLite"]),
+        .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "SQLite"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(
             name: "BatchDiffServiceTests",

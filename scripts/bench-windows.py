@@ -12,12 +12,15 @@ answer is reused), timed by the client:
   deep page     GET /feeds/{id}?offset=<count-100+k>&limit=50
   window write  after a one-row PATCH (a random row's `v` raised; untimed), the window's
                 changes from the version before: changes?since=<before>&offset=0&limit=50
+  window behind a window's changes from five versions back (no answer kept with a write:
+                seen through the versions' kept batches): changes?since=<latest-5>&offset=100+k&limit=50
 Printed for each: the median at each size, their ratio big/small (goal at most 2), and the
-largest answer in bytes (goal under 16 KB). RUNS (default 3) runs, each on fresh servers;
+largest answer in bytes (goal under 16 KB). STORE=sqlite runs the servers on a SQLite file
+(in a fresh temporary directory) instead of memory. RUNS (default 3) runs, each on fresh servers;
 the ratios' median and spread (min to max) at the end. Python 3 standard library only; all
 traffic on 127.0.0.1.
 """
-import http.client, json, os, random, statistics, subprocess, sys, time
+import http.client, json, os, random, statistics, subprocess, sys, tempfile, time
 
 from benchlib import free_port, ok_request
 
@@ -26,7 +29,8 @@ ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
 ROWS_BIG = int(os.environ.get("ROWS_BIG", "1000000"))
 SAMPLES = int(os.environ.get("SAMPLES", "50"))
 RUNS = int(os.environ.get("RUNS", "3"))
-FIGURES = ["first window", "deep page", "window write"]
+STORE = os.environ.get("STORE", "memory")
+FIGURES = ["first window", "deep page", "window write", "window behind"]
 
 
 def call(conn, method, path, data=None):
@@ -37,14 +41,16 @@ def call(conn, method, path, data=None):
 def measure(rows):
     """Each figure's median seconds and largest answer, on a fresh server with a feed of `rows` rows."""
     port = free_port()
+    directory = tempfile.TemporaryDirectory(prefix="bench-windows-")
+    store = ["--store", f"sqlite:{directory.name}/feeds.db"] if STORE == "sqlite" else []
     server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                               "--body-limit", "268435456", "--max-feed-memory", "8589934592"], stdout=subprocess.PIPE, text=True)
+                               "--body-limit", "268435456", "--max-feed-memory", "8589934592"] + store, stdout=subprocess.PIPE, text=True)
     try:
         server.stdout.readline()
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         data = [{"id": i, "title": f"row {i}", "v": 0} for i in range(rows)]
         answer, _ = call(conn, "PUT", "/feeds/big", json.dumps(data, separators=(",", ":")).encode())
-        version = json.loads(answer)["version"]
+        first = version = json.loads(answer)["version"]
         call(conn, "GET", "/feeds/big?offset=0&limit=1")
         times = {figure: [] for figure in FIGURES}
         largest = {figure: 0 for figure in FIGURES}
@@ -66,10 +72,13 @@ def measure(rows):
             answer, _ = call(conn, "PATCH", "/feeds/big", ops)
             before, version = version, json.loads(answer)["version"]
             timed("window write", f"/feeds/big/changes?since={before}&offset=0&limit=50")
+            behind = json.loads(timed("window behind", f"/feeds/big/changes?since={max(first, version - 5)}&offset={100 + k}&limit=50"))
+            assert behind["to"] == version and behind["total"]["new"] == rows, behind
         return {figure: (statistics.median(times[figure]), largest[figure]) for figure in FIGURES}
     finally:
         server.terminate()
         server.wait(timeout=30)
+        directory.cleanup()
 
 
 def main():
@@ -79,7 +88,7 @@ def main():
         for figure in FIGURES:
             ratio = big[figure][0] / small[figure][0]
             ratios[figure].append(ratio)
-            print(f"run {run + 1}: {figure:12}  {ROWS_SMALL:,} rows {small[figure][0] * 1000:.3f} ms, "
+            print(f"run {run + 1}: {figure:13}  {ROWS_SMALL:,} rows {small[figure][0] * 1000:.3f} ms, "
                   f"{ROWS_BIG:,} rows {big[figure][0] * 1000:.3f} ms: ratio {ratio:.2f}; "
                   f"largest answer {max(small[figure][1], big[figure][1]):,} bytes", flush=True)
     for figure in FIGURES:

@@ -51,6 +51,11 @@ public struct ListBatchWindow: Hashable, Sendable {
         self.reloadedPositions = reloadedPositions
     }
 
+    init(batch: ListBatch, reloadedPositions: [Int]) {
+        self.batch = batch
+        self.reloadedPositions = reloadedPositions
+    }
+
     /// The window `offset..<offset+limit` of the batch from the empty list to one of
     /// `newCount` rows: every row of the window inserted (in time proportional to the window).
     public init(fromEmptyTo newCount: Int, offset: Int, limit: Int) {

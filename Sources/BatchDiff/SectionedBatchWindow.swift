@@ -28,6 +28,11 @@ public struct SectionedBatchWindow: Hashable, Sendable {
         reloadedPaths = []
     }
 
+    init(batch: SectionedBatch, reloadedPaths: [RowPath]) {
+        self.batch = batch
+        self.reloadedPaths = reloadedPaths
+    }
+
     /// The window of a batch that changes nothing, its sections of `windowCounts` rows.
     public init(unchanged windowCounts: [Int]) {
         batch = SectionedBatch(sections: SectionChanges(), rows: RowChanges(), oldCounts: windowCounts, newCounts: windowCounts)
@@ -92,19 +97,11 @@ public struct SectionedBatchWindow: Hashable, Sendable {
         var reloadedPaths: [RowPath] = []
         let reloaded = rows.reloaded.filter { stayingOld.contains($0.section) }
         if !reloaded.isEmpty {
-            // Each section's rows gone (old side) and come (new side), in one pass.
-            var gone: [Int: [Int]] = [:]
-            var came: [Int: [Int]] = [:]
-            for path in rows.deleted { gone[path.section, default: []].append(path.row) }
-            for path in rows.inserted { came[path.section, default: []].append(path.row) }
-            for move in rows.moved {
-                gone[move.from.section, default: []].append(move.from.row)
-                came[move.to.section, default: []].append(move.to.row)
-            }
+            let (gone, came) = rows.goneAndCame
             var kept: [Int: KeptPositions] = [:]
             for path in reloaded {
                 let section = stayingNew[path.section]!
-                let positions = kept[path.section] ?? KeptPositions(gone: (gone[path.section] ?? []).sorted(), came: (came[section] ?? []).sorted())
+                let positions = kept[path.section] ?? KeptPositions(gone: gone[path.section] ?? [], came: came[section] ?? [])
                 kept[path.section] = positions
                 reloadedPaths.append(RowPath(section: section, row: positions.newPosition(ofOld: path.row)))
             }

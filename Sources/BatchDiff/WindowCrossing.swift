@@ -108,3 +108,20 @@ func merged(_ first: [Int], _ second: [Int]) -> [Int] {
     }
     return result
 }
+
+extension RowChanges<RowPath> {
+    /// Each section's rows deleted or moved away (old sections, old rows) and inserted or
+    /// moved in (new sections, new rows), sorted: what ``KeptPositions`` crosses a section's
+    /// kept rows by.
+    var goneAndCame: (gone: [Int: [Int]], came: [Int: [Int]]) {
+        var gone: [Int: [Int]] = [:]
+        var came: [Int: [Int]] = [:]
+        for path in deleted { gone[path.section, default: []].append(path.row) }
+        for path in inserted { came[path.section, default: []].append(path.row) }
+        for move in moved {
+            gone[move.from.section, default: []].append(move.from.row)
+            came[move.to.section, default: []].append(move.to.row)
+        }
+        return (gone.mapValues { $0.sorted() }, came.mapValues { $0.sorted() })
+    }
+}

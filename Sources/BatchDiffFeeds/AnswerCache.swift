@@ -104,6 +104,14 @@ final class AnswerCache: Sendable {
         }
     }
 
+    /// The answer kept for `question`, if any (none is computed).
+    func kept(_ question: Question) -> ComputedAnswer? {
+        state.withLock { state in
+            guard let kept = state.kept[question.feed], kept.latest == question.latest else { return nil }
+            return kept.answers[question]
+        }
+    }
+
     /// Keeps `answer` for `question` (an answer made with a write, say), for clients to come.
     func keep(_ answer: ComputedAnswer, for question: Question) {
         state.withLock { keep(answer, for: question, asked: false, in: &$0) }

@@ -7,6 +7,13 @@ struct FeedMetrics: Sendable {
     let answersComputed = Counter(label: "batchdiff_feed_answers_computed_total")
     /// `changes` answers served from one already made (kept, or made for another client).
     let answersReused = Counter(label: "batchdiff_feed_answers_reused_total")
+    /// Window answers by the whole collection's batch they were seen through
+    /// (docs/feeds.md §5.3): a whole answer kept (with the write, or for another client),
+    /// the batches kept with the versions since the client's, or the whole answer asked for
+    /// (a diff of the whole versions, unless another window asked it first).
+    let windowBatches = Dictionary(uniqueKeysWithValues: WindowBatchSource.allCases.map {
+        ($0, Counter(label: "batchdiff_feed_window_batches_total", dimensions: [("through", $0.rawValue)]))
+    })
     private let feeds = Gauge(label: "batchdiff_feeds")
     private let versions = Gauge(label: "batchdiff_feed_versions")
     private let bytes = Gauge(label: "batchdiff_feed_bytes")
@@ -19,4 +26,9 @@ struct FeedMetrics: Sendable {
         bytes.record(statistics.bytes)
         parkedLongPolls.record(statistics.parkedLongPolls)
     }
+}
+
+/// What a window answer's batch was seen through (``FeedMetrics/windowBatches``).
+enum WindowBatchSource: String, CaseIterable, Sendable {
+    case kept, versions, whole
 }

@@ -22,6 +22,13 @@ public protocol FeedStore: Sendable {
     /// an item are read from it), or `nil` when that version is not retained.
     func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot?
 
+    /// The batches that made versions `since + 1` through `latest` of feed `id`, each from
+    /// the version before, as kept with them (``JSONBatch/stored``), in version order; `nil`
+    /// when `since` is not retained or one of them keeps none (written before stores kept
+    /// batches). A window answer is seen through them (docs/feeds.md §5.3), in time
+    /// proportional to what changed, never reading a whole version.
+    func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]?
+
     /// Stores `version` as the next version of feed `id` when the feed's latest version is
     /// still `previous` (its snapshot is numbered `previous + 1`); `previous` nil creates the
     /// feed, with `settings` and the snapshot's number as its first version, when it does
@@ -30,7 +37,8 @@ public protocol FeedStore: Sendable {
     /// Retention may then drop old versions.
     /// The version's answer under an `Idempotency-Key`, if any, is stored with it, in the
     /// same step (a feed's first version carries none: a `PATCH` never creates a feed); a
-    /// store may keep the version as its change from the one before.
+    /// store may keep the version as its change from the one before, and keeps its batch
+    /// from the one before (``NewVersion/storedBatch``) beside it.
     func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool
 
     /// The answer kept under `key` with one of feed `id`'s retained versions, if any.

@@ -62,8 +62,11 @@ extension Feeds {
     /// The window's answer from `since` as `options` ask for it (`maxChanges` aside);
     /// `answering` a client at an earlier version whose window was the same at `since`
     /// (the answer names its version as `from`, and its collection's rows as `total.old`).
-    /// With `changedMembers`, the whole collection's batch is the one asked with them
-    /// (computed once for every window of the version: they need each reloaded row's old text).
+    /// The window's batch is seen through the whole collection's batch kept with the write
+    /// (for clients one version behind), else through the batches the store keeps with the
+    /// versions since (``SeenWindow``), else through the whole collection's diff, computed
+    /// once for every window of the version; with `changedMembers`, through the whole answer
+    /// asked with them (they need each reloaded row's old text).
     private func windowChanges(
         of id: FeedID, since: Int, answering: (from: Int, oldTotal: Int)?, latest found: StoredSnapshot, window: FeedWindow, options: AnswerOptions
     ) async throws(FeedError) -> ComputedAnswer {
@@ -78,15 +81,38 @@ extension Feeds {
             asked: .window(since: since, from: answering?.from ?? since, window, format: format, changedMembers: withMembers)
         )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
-            // The whole collection's batch, but from version 0 (all inserts) and from the latest (none).
-            let whole = since == 0 || since == latest.version
-                ? nil : try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
+            // From version 0 (all inserts) and from the latest (none), no batch.
+            var whole: ComputedAnswer?
+            var seen: SeenWindow?
+            if since != 0 && since != latest.version {
+                let kept = withMembers ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
+                // The versions' batches, unless together they outweigh the collection's text
+                // (then a diff of the whole versions costs no more).
+                let stored = withMembers || kept != nil
+                    ? nil : try await store.batches(of: id, after: since, through: latest.version).flatMap { batches in
+                        batches.reduce(0) { $0 + $1.count } <= latest.textCount ? batches : nil
+                    }
+                metrics.windowBatches[kept != nil ? .kept : stored != nil ? .versions : .whole]?.increment()
+                if let stored {
+                    seen = try await Workers.run { () throws(FeedError) in try SeenWindow(across: stored.map(JSONBatch.init(stored:)), window: window) }
+                } else {
+                    let answer = if let kept { kept } else {
+                        try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
+                    }
+                    whole = answer
+                    let batch = answer.batch
+                    seen = try await Workers.run { () throws(FeedError) in try batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
+                }
+            }
+            let seenWindow = seen
             var content = try await reading(found, of: id) { rows throws(FeedError) in
-                switch (rows, whole?.batch) {
-                case (.list(let list), nil), (.list(let list), .list?):
-                    Self.window(of: list, whole: whole?.batch, since: since, window: window)
-                case (.sectioned(let sections), nil), (.sectioned(let sections), .sectioned?):
-                    Self.window(of: sections, whole: whole?.batch, since: since, window: window)
+                switch (rows, seenWindow) {
+                case (.list(let list), nil): Self.window(of: list, since: since, window: window)
+                case (.list(let list), .list(let seen, let oldTotal)?):
+                    WindowContent(seen, of: list, from: min(window.offset, list.order.count), total: (oldTotal, list.order.count))
+                case (.sectioned(let sections), nil): Self.window(of: sections, since: since, window: window)
+                case (.sectioned(let sections), .sectioned(let seen, let oldTotal)?):
+                    WindowContent(seen, of: sections, nodes: Self.nodes(of: sections, window: window), from: min(window.offset, sections.order.count), total: (oldTotal, sections.order.count))
                 default:
                     throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
                 }
@@ -100,33 +126,31 @@ extension Feeds {
         })
     }
 
-    /// `window` of `list`, the latest list, from version `since` (`whole`: the list's batch
-    /// from it; `nil` from 0, where every row is inserted, and from the latest).
-    private static func window(of list: borrowing ListRows, whole: JSONBatch?, since: Int, window: FeedWindow) -> WindowContent {
+    /// `window` of `list`, the latest list, from version `since`: 0, where every row is
+    /// inserted, or the latest, where none changes.
+    private static func window(of list: borrowing ListRows, since: Int, window: FeedWindow) -> WindowContent {
         let count = list.order.count
-        let start = min(window.offset, count)
-        guard case .list(let batch) = whole else {
-            let seen = since == 0
-                ? ListBatchWindow(fromEmptyTo: count, offset: window.offset, limit: window.limit)
-                : ListBatchWindow(ListBatch(rows: RowChanges(), oldCount: count, newCount: count), offset: window.offset, limit: window.limit)
-            return WindowContent(seen, of: list, from: start, total: (since == 0 ? 0 : count, count))
-        }
-        return WindowContent(ListBatchWindow(batch, offset: window.offset, limit: window.limit), of: list, from: start, total: (batch.oldCount, count))
+        let seen = since == 0
+            ? ListBatchWindow(fromEmptyTo: count, offset: window.offset, limit: window.limit)
+            : ListBatchWindow(ListBatch(rows: RowChanges(), oldCount: count, newCount: count), offset: window.offset, limit: window.limit)
+        return WindowContent(seen, of: list, from: min(window.offset, count), total: (since == 0 ? 0 : count, count))
     }
 
-    /// `window` of `sections`, the latest sectioned collection, from version `since`
-    /// (`whole`: its batch from it; `nil` from 0 and from the latest).
-    private static func window(of sections: borrowing SectionedRows, whole: JSONBatch?, since: Int, window: FeedWindow) -> WindowContent {
+    /// `window` of `sections`, the latest sectioned collection, from version `since`: 0 or
+    /// the latest.
+    private static func window(of sections: borrowing SectionedRows, since: Int, window: FeedWindow) -> WindowContent {
+        let count = sections.order.count
+        let nodes = Self.nodes(of: sections, window: window)
+        let counts = nodes.map { sections[$0].rows.count }
+        let seen = since == 0 ? SectionedBatchWindow(fromEmptyTo: counts) : SectionedBatchWindow(unchanged: counts)
+        return WindowContent(seen, of: sections, nodes: nodes, from: min(window.offset, count), total: (since == 0 ? 0 : count, count))
+    }
+
+    /// The sections of `window` in `sections`.
+    private static func nodes(of sections: borrowing SectionedRows, window: FeedWindow) -> [Int32] {
         let count = sections.order.count
         let start = min(window.offset, count)
-        let nodes = sections.order.rows(at: start..<start + min(window.limit, count - start))
-        guard case .sectioned(let batch) = whole else {
-            let counts = nodes.map { sections[$0].rows.count }
-            let seen = since == 0 ? SectionedBatchWindow(fromEmptyTo: counts) : SectionedBatchWindow(unchanged: counts)
-            return WindowContent(seen, of: sections, nodes: nodes, from: start, total: (since == 0 ? 0 : count, count))
-        }
-        let seen = SectionedBatchWindow(batch, offset: window.offset, limit: window.limit)
-        return WindowContent(seen, of: sections, nodes: nodes, from: start, total: (batch.oldCounts.count, count))
+        return sections.order.rows(at: start..<start + min(window.limit, count - start))
     }
 
     /// What `read` makes of the rows of `stored` (feed `id`'s latest), on a worker: read in
@@ -146,3 +170,35 @@ extension Feeds {
         }
     }
 }
+
+/// A window's batch seen from the whole collection's batches (one, or one per version
+/// since the client's), and the collection's rows (sections) before them: made from the
+/// batches alone, before the latest rows are read.
+private enum SeenWindow: Sendable {
+    case list(ListBatchWindow, oldTotal: Int)
+    case sectioned(SectionedBatchWindow, oldTotal: Int)
+
+    /// `window` across `batches`, of consecutive versions.
+    init(across batches: [JSONBatch], window: FeedWindow) throws(FeedError) {
+        do {
+            switch batches.first {
+            case .list(let first)?:
+                let lists = batches.compactMap { if case .list(let batch) = $0 { batch } else { nil } }
+                guard lists.count == batches.count else { break }
+                self = .list(try ListBatchWindow(across: lists, offset: window.offset, limit: window.limit), oldTotal: first.oldCount)
+                return
+            case .sectioned(let first)?:
+                let sectioned = batches.compactMap { if case .sectioned(let batch) = $0 { batch } else { nil } }
+                guard sectioned.count == batches.count else { break }
+                self = .sectioned(try SectionedBatchWindow(across: sectioned, offset: window.offset, limit: window.limit), oldTotal: first.oldCounts.count)
+                return
+            case nil:
+                break
+            }
+        } catch {
+            throw .internalFailure("a window across a feed's versions: \(error)")
+        }
+        throw .internalFailure("a window across versions of different shapes")
+    }
+}
+

@@ -170,10 +170,10 @@ public final class Feeds: Sendable {
                     feed: id.name, from: base.version, latest: next, batch: change.batch,
                     full: try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: change.values)
                 ) : nil
-            return (next, (write: write, changes: changes))
+            return (next, (write: write, changes: changes, batch: change.batch.stored))
         }
         let keptAnswer = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
-        let version = NewVersion(next, base: base, changes: (change.forward, change.backward), keeping: keptAnswer)
+        let version = NewVersion(next, base: base, changes: (change.forward, change.backward), batch: made.batch, keeping: keptAnswer)
         guard try await append(version, answering: made.changes, since: base.version, to: id, settings: stored.settings, after: base.version) else {
             return nil
         }
@@ -224,7 +224,7 @@ public final class Feeds: Sendable {
             try Self.answers(writing: next, over: base, to: id, options: options, answeringClients: followed)
         }
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
-        let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, keeping: kept)
+        let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, batch: made.batch, keeping: kept)
         guard try await append(version, answering: made.changes, since: base.version, to: id, settings: settings, after: previous) else { return nil }
         rowOrders.drop(id)
         return FeedWrite(version: next.version, changed: true, body: made.write, textCount: next.textCount)
@@ -258,11 +258,11 @@ public final class Feeds: Sendable {
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
     /// it, the answer for clients at `base` when `answeringClients` (they ask next, most
-    /// without options), and the row of `base` each row of `latest` is unchanged from
-    /// (``NewVersion``).
+    /// without options), the row of `base` each row of `latest` is unchanged from, and the
+    /// batch from `base` as stores keep it (``NewVersion``).
     private static func answers(
         writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions, answeringClients: Bool
-    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer?, origins: [Int?]) {
+    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer?, origins: [Int?], batch: [UInt8]) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
@@ -277,7 +277,7 @@ public final class Feeds: Sendable {
         // Only over a stored version (a new feed's base is the empty collection); without
         // them, a store keeps the version whole.
         let origins = base.version == 0 ? [] : (try? batch.unchangedRowOrigins()) ?? []
-        return (write, changes, origins)
+        return (write, changes, origins, base.version == 0 ? [] : batch.stored)
     }
 
     /// The changed members of `batch` from `old` (a collection and the text it was read

@@ -66,7 +66,7 @@ final class MemoryFeed: Sendable {
             state.versions[state.versions.count - 1].text = kept
             state.versionBytes += kept.bytes.capacity
             if case .whole = kept { state.chainBytes = 0 } else { state.chainBytes += change.count }
-            var stored = StoredVersion(number: version.snapshot.version, sequence: sequence)
+            var stored = StoredVersion(number: version.snapshot.version, sequence: sequence, batch: version.storedBatch)
             if let answer = version.keptAnswer { stored.keptAnswers.append(answer) }
             state.versionBytes += stored.byteEstimate
             state.versions.append(stored)
@@ -121,6 +121,18 @@ final class MemoryFeed: Sendable {
             throw .internalFailure("version \(number) of a feed: its kept text does not read back: \(error)")
         }
         return try Snapshot(text: text, idKey: settings.idKey).numbered(number)
+    }
+
+    /// The batches that made versions `since + 1` through `latest`, if `since` is retained
+    /// and each keeps one.
+    func batches(after since: Int, through latest: Int) -> [[UInt8]]? {
+        state.withLock { state in
+            guard !state.deleted, let first = state.versions.first, first.number <= since, since <= latest, latest < first.number + state.versions.count else {
+                return nil
+            }
+            let batches = state.versions[(since + 1 - first.number)..<(latest + 1 - first.number)].map(\.batch)
+            return batches.contains(where: \.isEmpty) ? nil : batches
+        }
     }
 
     /// A text kept gzip-compressed, inflated.

@@ -42,6 +42,10 @@ public final class MemoryFeedStore: FeedStore {
         return try await Workers.run { () throws(FeedError) in try feed.snapshot(at: version) }
     }
 
+    public func batches(of id: FeedID, after since: Int, through latest: Int) throws(FeedError) -> [[UInt8]]? {
+        feed(id)?.batches(after: since, through: latest)
+    }
+
     /// Making the version before into a change and evicting are CPU work: done on a worker,
     /// off the caller's (cooperative) thread.
     public func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {

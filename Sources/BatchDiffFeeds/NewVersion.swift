@@ -17,27 +17,35 @@ public struct NewVersion: Sendable {
     let changes: (forward: TextDelta, backward: TextDelta)?
     /// The write's answer, kept under its `Idempotency-Key` with the version.
     public let keptAnswer: KeptAnswer?
+    /// The batch from the version before, when the write made it, as a store keeps it
+    /// (``JSONBatch/stored``); empty when it did not.
+    public let storedBatch: [UInt8]
 
     /// `snapshot`, with nothing known of the version before it.
     public init(_ snapshot: Snapshot, keeping answer: KeptAnswer? = nil) {
-        self.init(snapshot, base: nil, origins: [], keeping: answer)
+        self.init(snapshot, base: nil, origins: [], batch: [], keeping: answer)
     }
 
-    init(_ snapshot: Snapshot, base: Snapshot?, origins: [Int?], keeping answer: KeptAnswer?) {
+    /// `snapshot`, written whole over `base` (when the write read it), its rows unchanged
+    /// from `origins`, `batch` the stored batch from it.
+    init(_ snapshot: Snapshot, base: Snapshot?, origins: [Int?], batch: [UInt8], keeping answer: KeptAnswer?) {
         self.snapshot = snapshot
         self.base = base
         self.origins = origins
         changes = nil
         keptAnswer = answer
+        storedBatch = batch
     }
 
-    /// `snapshot`, made from `base` by a patch whose changes of text, both ways, are `changes`.
-    init(_ snapshot: Snapshot, base: Snapshot, changes: (forward: TextDelta, backward: TextDelta), keeping answer: KeptAnswer?) {
+    /// `snapshot`, made from `base` by a patch whose changes of text, both ways, are
+    /// `changes`, `batch` the stored batch from it.
+    init(_ snapshot: Snapshot, base: Snapshot, changes: (forward: TextDelta, backward: TextDelta), batch: [UInt8], keeping answer: KeptAnswer?) {
         self.snapshot = snapshot
         self.base = base
         origins = []
         self.changes = changes
         keptAnswer = answer
+        storedBatch = batch
     }
 
     /// The new version's text as a change from the text of the version before, when the

@@ -10,15 +10,18 @@ struct StoredVersion: Sendable {
     var text: KeptText?
     /// The answers of the writes under an `Idempotency-Key` that made or found this version.
     var keptAnswers: [KeptAnswer] = []
+    /// The batch from the version before (``JSONBatch/stored``); empty when the write made none.
+    let batch: [UInt8]
 
-    init(number: Int, sequence: Int) {
+    init(number: Int, sequence: Int, batch: [UInt8] = []) {
         self.number = number
         self.sequence = sequence
+        self.batch = batch
     }
 
-    /// Bytes held: the change, the answers kept, and the record itself.
+    /// Bytes held: the change, the batch, the answers kept, and the record itself.
     var byteEstimate: Int {
-        Self.recordBytes + (text?.bytes.capacity ?? 0) + keptAnswers.reduce(0) { $0 + 64 + $1.key.utf8.count + $1.body.count }
+        Self.recordBytes + (text?.bytes.capacity ?? 0) + batch.capacity + keptAnswers.reduce(0) { $0 + 64 + $1.key.utf8.count + $1.body.count }
     }
 
     /// The bytes of a version's record without its change or answers.

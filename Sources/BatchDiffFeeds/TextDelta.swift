@@ -203,18 +203,18 @@ extension TextDelta {
     public var encoded: [UInt8] {
         var bytes: [UInt8] = [1]
         bytes.reserveCapacity(literals.count + pieces.count * 6 + 16)
-        Self.appendVarint(baseCount, to: &bytes)
-        Self.appendVarint(count, to: &bytes)
-        Self.appendVarint(pieces.count, to: &bytes)
+        Varint.append(baseCount, to: &bytes)
+        Varint.append(count, to: &bytes)
+        Varint.append(pieces.count, to: &bytes)
         for piece in pieces {
             switch piece {
             case .copy(let range):
                 bytes.append(0)
-                Self.appendVarint(range.lowerBound, to: &bytes)
-                Self.appendVarint(range.count, to: &bytes)
+                Varint.append(range.lowerBound, to: &bytes)
+                Varint.append(range.count, to: &bytes)
             case .literal(let range):
                 bytes.append(1)
-                Self.appendVarint(range.count, to: &bytes)
+                Varint.append(range.count, to: &bytes)
             }
         }
         bytes += literals
@@ -224,7 +224,7 @@ extension TextDelta {
 
     /// A delta read from ``encoded`` bytes; ``TextDeltaError`` for bytes that are not one.
     public init(encoded bytes: [UInt8]) throws(TextDeltaError) {
-        var reader = VarintReader(bytes: bytes)
+        var reader = VarintReader(bytes: bytes) { TextDeltaError("a delta \($0)") }
         guard try reader.byte() == 1 else { throw TextDeltaError("not a delta of a known format") }
         self.init(baseCount: try reader.varint())
         let count = try reader.varint()
@@ -254,37 +254,6 @@ extension TextDelta {
         for piece in pieces where total <= count { total += piece.count }  // each piece is at most 2^31
         guard literals.count == literalCount, total == count else { throw TextDeltaError("a delta whose lengths do not add up") }
         self.count = count
-    }
-
-    private static func appendVarint(_ value: Int, to bytes: inout [UInt8]) {
-        var value = UInt64(value)
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
-
-    /// Reads bytes and varints from the front of a delta's bytes.
-    private struct VarintReader {
-        let bytes: [UInt8]
-        var offset = 0
-
-        mutating func byte() throws(TextDeltaError) -> UInt8 {
-            guard offset < bytes.count else { throw TextDeltaError("a delta cut short") }
-            offset += 1
-            return bytes[offset - 1]
-        }
-
-        mutating func varint() throws(TextDeltaError) -> Int {
-            var value: UInt64 = 0
-            for shift in stride(from: 0, to: 63, by: 7) {
-                let byte = try byte()
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return Int(clamping: value) }
-            }
-            throw TextDeltaError("a number too long")
-        }
     }
 }
 

@@ -104,6 +104,19 @@ public final class PostgresFeedStore: FeedStore {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: DeltaChain.text(of: links), idKey: idKey).numbered(version) }
     }
 
+    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
+        let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
+            // From a retained version (as in `snapshot(at:of:)`).
+            try connection.query("""
+                SELECT coalesce(v.batch, ''::bytea) FROM batchdiff_feeds f JOIN batchdiff_versions v ON v.feed = f.id
+                WHERE f.id = $1 AND $2::bigint > f.latest - $4::bigint AND v.version > $2::bigint AND v.version <= $3::bigint
+                ORDER BY v.version
+                """, [.text(id.name), .integer(since), .integer(latest), .integer(maxVersions)], deadline: deadline)
+        }
+        let batches = (0..<rows.count).map { rows.bytes($0, 0) }
+        return batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
+    }
+
     public func append(_ new: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         let (snapshot, answer) = (new.snapshot, new.keptAnswer)
         let version = snapshot.version
@@ -123,7 +136,8 @@ public final class PostgresFeedStore: FeedStore {
                     WITH moved AS (
                         UPDATE batchdiff_feeds SET latest = $2::bigint, chain_bytes = $11::bigint WHERE id = $1::text AND latest = $4::bigint RETURNING id),
                     stored AS (
-                        INSERT INTO batchdiff_versions (feed, version, body, delta) SELECT id, $2::bigint, $3::bytea, $10::integer FROM moved RETURNING 1),
+                        INSERT INTO batchdiff_versions (feed, version, body, delta, batch)
+                        SELECT id, $2::bigint, $3::bytea, $10::integer, nullif($12::bytea, ''::bytea) FROM moved RETURNING 1),
                     trimmed AS (
                         DELETE FROM batchdiff_versions WHERE feed IN (SELECT id FROM moved) AND version < coalesce((
                             SELECT max(w.version) FROM batchdiff_versions w WHERE w.feed = $1::text AND w.delta = 0 AND w.version <= $5::bigint + 1
@@ -137,7 +151,7 @@ public final class PostgresFeedStore: FeedStore {
                     """, [
                         .text(id.name), .integer(version), .bytes(link.body), .integer(previous), .integer(version - maxVersions),
                         .text(answer?.key ?? ""), .integer(Int(Int64(bitPattern: answer?.request ?? 0))), .bytes(answer?.body ?? []),
-                        .integer(answer == nil ? 0 : 1), .integer(link.isChange ? 1 : 0), .integer(chainBytes),
+                        .integer(answer == nil ? 0 : 1), .integer(link.isChange ? 1 : 0), .integer(chainBytes), .bytes(new.storedBatch),
                     ],
                     deadline: deadline)
             } else {

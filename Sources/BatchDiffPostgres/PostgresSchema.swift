@@ -40,6 +40,11 @@ enum PostgresSchema {
             "ALTER TABLE batchdiff_versions ADD COLUMN delta integer NOT NULL DEFAULT 0",
             "ALTER TABLE batchdiff_feeds ADD COLUMN chain_bytes bigint NOT NULL DEFAULT 0",
         ],
+        [
+            // Version 5: a version keeps its batch from the one before (NULL when the write
+            // made none, as every version before this one), docs/feeds.md §11.
+            "ALTER TABLE batchdiff_versions ADD COLUMN batch bytea",
+        ],
     ]
 
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).

@@ -11,8 +11,9 @@ import Synchronization
 /// (``DeltaChain``). A second server on the same file fails at start.
 ///
 /// The file's schema version is its `PRAGMA user_version`: 0 for files written before
-/// versions were kept as changes (every version whole), 1 since; a file is brought forward
-/// when it is opened, and one newer than this server knows is refused.
+/// versions were kept as changes (every version whole), 1 since, 2 since versions keep their
+/// batches; a file is brought forward when it is opened, and one newer than this server
+/// knows is refused.
 ///
 /// Every call runs on the store's own serial queue, never on the caller's thread: the
 /// connection is used there only, which is what makes the type `Sendable`.
@@ -68,6 +69,11 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                         PRAGMA user_version = 1;
                         """)
                 }
+                if version < 2 {
+                    // Version 2: a version keeps its batch from the one before (NULL when
+                    // the write made none, as every version before this one).
+                    try connection.execute("ALTER TABLE versions ADD COLUMN batch BLOB; PRAGMA user_version = 2")
+                }
                 return version
             }
             let feeds = try connection.prepare("SELECT count(*) FROM feeds")
@@ -86,7 +92,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     }
 
     /// The schema version this server writes (`PRAGMA user_version`).
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     /// Runs `work` with the connection on the store's queue.
     private func run<Value: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(FeedError) -> Value) async throws(FeedError) -> Value {
@@ -143,6 +149,23 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         }
     }
 
+    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
+        let maxVersions = maxVersions
+        let batches = try await run { connection throws(FeedError) -> [[UInt8]] in
+            try Self.sql { () throws(SQLiteError) -> [[UInt8]] in
+                let select = try connection.prepare("""
+                    SELECT v.batch FROM feeds f JOIN versions v ON v.feed = f.id
+                    WHERE f.id = ?1 AND ?2 > f.latest - ?4 AND v.version > ?2 AND v.version <= ?3 ORDER BY v.version
+                    """)
+                try select.bind(.text(id.name), .integer(since), .integer(latest), .integer(maxVersions))
+                var batches: [[UInt8]] = []
+                while try select.step() { batches.append(select.blob(at: 0)) }
+                return batches
+            }
+        }
+        return batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
+    }
+
     /// What is kept of version `version` of feed `id` and of the versions before it back to
     /// the last whole one, in version order (``DeltaChain``).
     private static func links(to version: Int, of id: FeedID, in connection: SQLiteConnection) throws(SQLiteError) -> [DeltaChain.Link] {
@@ -178,8 +201,11 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                         .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes)
                     )
                     try feed.run()
-                    let stored = try connection.prepare("INSERT INTO versions (feed, version, body, delta) VALUES (?, ?, ?, ?)")
-                    try stored.bind(.text(id.name), .integer(snapshot.version), .blob(link.body), .integer(link.isChange ? 1 : 0))
+                    let stored = try connection.prepare("INSERT INTO versions (feed, version, body, delta, batch) VALUES (?, ?, ?, ?, ?)")
+                    try stored.bind(
+                        .text(id.name), .integer(snapshot.version), .blob(link.body), .integer(link.isChange ? 1 : 0),
+                        version.storedBatch.isEmpty ? .null : .blob(version.storedBatch)
+                    )
                     try stored.run()
                     if let answer { try Self.insert(answer, for: id, into: connection) }
                     let trimmedAnswers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ? AND version <= ?")

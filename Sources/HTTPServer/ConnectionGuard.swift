@@ -35,9 +35,9 @@ final class ConnectionGuard: Sendable {
     static let probeHeaderTimeout = 2
     /// Seconds over which a connection's send rate is measured.
     static let sendRateWindow = 30
-    private let open = Atomic<Int>(0)
-    /// Of the connections open, those let in past the limit for health checks.
-    private let probesOpen = Atomic<Int>(0)
+    /// The connections open within the limit, and those let in past it for health checks:
+    /// changed together, so a probe's close never shows a regular slot free for an instant.
+    private let open = Mutex<(regular: Int, probes: Int)>((0, 0))
     /// The connections open, for the sweep; changed only when one starts or closes.
     private let watched = Mutex<(watches: [ObjectIdentifier: ConnectionWatch], stopped: Bool)>(([:], false))
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
@@ -71,17 +71,16 @@ final class ConnectionGuard: Sendable {
     }
 
     /// Whether a new connection may be accepted (for health checks alone, past the limit).
-    var admitsConnection: Bool { regularOpen < limit || probesOpen.load(ordering: .relaxed) < probeConnections }
-
-    /// The connections open that were let in within the limit.
-    private var regularOpen: Int { open.load(ordering: .relaxed) - probesOpen.load(ordering: .relaxed) }
+    var admitsConnection: Bool { open.withLock { $0.regular < limit || $0.probes < probeConnections } }
 
     /// Counts and watches a connection that started on `socket`: one past the limit is
     /// for health checks alone.
     func started(socket: Int32) -> ConnectionWatch {
-        let forProbes = regularOpen >= limit
-        if forProbes { probesOpen.add(1, ordering: .relaxed) }
-        open.add(1, ordering: .relaxed)
+        let forProbes = open.withLock { open in
+            let forProbes = open.regular >= limit
+            if forProbes { open.probes += 1 } else { open.regular += 1 }
+            return forProbes
+        }
         let deadline = instant(in: forProbes ? Self.probeHeaderTimeout : headerTimeout)
         let watch = ConnectionWatch(socket: socket, deadline: deadline, forProbesOnly: forProbes)
         watched.withLock { state in
@@ -93,9 +92,10 @@ final class ConnectionGuard: Sendable {
 
     /// Forgets a connection that closed.
     func closed(_ watch: ConnectionWatch?) {
-        open.subtract(1, ordering: .relaxed)
+        open.withLock { open in
+            if watch?.isForProbesOnly == true { open.probes -= 1 } else { open.regular -= 1 }
+        }
         guard let watch else { return }
-        if watch.isForProbesOnly { probesOpen.subtract(1, ordering: .relaxed) }
         _ = watched.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 

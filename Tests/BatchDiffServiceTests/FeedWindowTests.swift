@@ -98,6 +98,10 @@ final class FeedWindowTests: ServerTestCase {
             XCTAssertEqual(try applyWithJSONPatch(patches).map(canonicalJSON), expected, "step \(step): JSON Patches of windows")
             if testRun?.failureCount ?? 0 > 0 { return }
         }
+        // Windows from three versions back were seen through the batches kept with the
+        // versions between, never through a diff of the whole versions.
+        XCTAssertGreaterThan(try XCTUnwrap(try client.metric(#"batchdiff_feed_window_batches_total{through="versions"}"#)), 50)
+        XCTAssertEqual(try client.metric(#"batchdiff_feed_window_batches_total{through="whole"}"#), 0)
     }
 
     /// Sectioned feeds: windows of whole sections through random patches (sections and rows

@@ -29,7 +29,7 @@ final class PostgresCluster {
 
     deinit {
         thaw()
-        try? Self.run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+        _ = try? Self.run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -156,6 +156,16 @@ final class PostgresStoreTests: ServerTestCase {
             XCTAssertEqual(int(read["version"]), written.last?.version)
             XCTAssertEqual(read["data"].map(canonicalJSON), canonicalJSON(rows), "step \(step)")
         }
+        // Windows from every retained version, on the server that did not write them: seen
+        // through the batches kept with the versions since, never a diff of whole versions.
+        for held in written.suffix(24).dropLast() {
+            let answer = assertJSON(try reader.get("/feeds/chain/changes?since=\(held.version)&offset=60&limit=20"))
+            let slice = { (rows: [[String: Any]]) in Array(rows.dropFirst(60).prefix(20)) }
+            let batch = try decodeListBatch(answer)
+            XCTAssertEqual(try batch.apply(to: listElements(slice(held.rows)), values: decodeListValues(answer)), listElements(slice(rows)), "window since \(held.version)")
+        }
+        XCTAssertEqual(try metric(reader, #"batchdiff_feed_window_batches_total{through="versions"}"#), 23)
+        XCTAssertEqual(try metric(reader, #"batchdiff_feed_window_batches_total{through="whole"}"#), 0)
         for held in written.suffix(25) {
             let answer = assertJSON(try reader.get("/feeds/chain/changes?since=\(held.version)"))
             let batch = try decodeListBatch(answer)
@@ -192,7 +202,11 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertEqual(canonicalJSON(answer["values"] ?? [:]), canonicalJSON(parseJSON(#"{"rows": {"inserted": [{"id": 3}], "reloaded": []}}"#)))
         assertVersion(try client.request("PATCH", "/feeds/old", body: Array(#"{"ops": [{"op": "remove", "id": 2}]}"#.utf8)), 42)
         XCTAssertEqual(assertJSON(try client.get("/feeds/old"))["data"].map(canonicalJSON), canonicalJSON(parseJSON(#"[{"id": 3}]"#)))
-        XCTAssertEqual(try cluster.query("SELECT version FROM batchdiff_schema").trimmingCharacters(in: .whitespacesAndNewlines), "4")
+        // A window from a version written before batches were kept: seen through a diff.
+        let window = assertJSON(try client.get("/feeds/old/changes?since=40&offset=0&limit=1"))
+        XCTAssertEqual(canonicalJSON(window["values"] ?? [:]), canonicalJSON(parseJSON(#"{"rows": {"inserted": [{"id": 3}], "reloaded": []}}"#)))
+        XCTAssertEqual(try metric(client, #"batchdiff_feed_window_batches_total{through="whole"}"#), 1)
+        XCTAssertEqual(try cluster.query("SELECT version FROM batchdiff_schema").trimmingCharacters(in: .whitespacesAndNewlines), "5")
     }
 
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {

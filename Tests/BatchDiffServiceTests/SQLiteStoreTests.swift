@@ -56,6 +56,43 @@ final class SQLiteStoreTests: ServerTestCase {
         assertVersion(try second.client.put("/feeds/list", jsonText(generator.nextList(after: list))), versions["list"]!.last! + 1)
     }
 
+    /// After a restart nothing is kept in memory: a window from any retained version is seen
+    /// through the batches the file keeps with the versions since (docs/feeds.md §5.3),
+    /// never by reading a whole older version, and takes the client's window to the latest.
+    func testWindowsAfterARestartAreSeenThroughTheVersionsBatches() throws {
+        let first = try startServer(["--store", store, "--max-versions", "6"])
+        var generator = SnapshotGenerator(seed: 27)
+        var list: [Any] = []
+        var written: [(version: Int, rows: [Any])] = []
+        for _ in 0..<9 {
+            list = generator.nextList(after: list)
+            written.append((assertVersion(try first.client.put("/feeds/list", jsonText(list))), list))
+        }
+        let patched = assertJSON(try first.client.request(
+            "PATCH", "/feeds/list", body: Array(#"{"ops": [{"op": "upsert", "item": {"id": "patched"}, "at": "start"}]}"#.utf8)
+        ))
+        list.insert(["id": "patched"], at: 0)
+        written.append((try XCTUnwrap(int(patched["version"])), list))
+        XCTAssertEqual(first.terminate(), 0)
+
+        let second = try startServer(["--store", store, "--max-versions", "6"])
+        var asked = 0
+        for held in written.suffix(6).dropLast() {
+            for (offset, limit) in [(0, 5), (3, 4), (max(0, list.count - 3), 10)] {
+                let answer = assertJSON(try second.client.get("/feeds/list/changes?since=\(held.version)&offset=\(offset)&limit=\(limit)"))
+                let slice = { (rows: [Any]) in Array(rows.dropFirst(offset).prefix(limit)) }
+                let batch = try decodeListBatch(answer)
+                XCTAssertEqual(
+                    try batch.apply(to: listElements(slice(held.rows)), values: decodeListValues(answer)), listElements(slice(list)),
+                    "since \(held.version), window \(offset), \(limit): \(answer)"
+                )
+                asked += 1
+            }
+        }
+        XCTAssertEqual(try second.client.metric(#"batchdiff_feed_window_batches_total{through="versions"}"#), asked)
+        XCTAssertEqual(try second.client.metric(#"batchdiff_feed_window_batches_total{through="whole"}"#), 0)
+    }
+
     func testAcknowledgedWritesSurviveKillDashNine() throws {
         let server = try startServer(["--store", store])
         let acknowledged = AcknowledgedWrites()

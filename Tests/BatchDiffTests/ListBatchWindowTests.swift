@@ -8,8 +8,11 @@ import XCTest
 /// breaks no rule; each reloaded row's position is where its new content stands.
 final class ListBatchWindowTests: XCTestCase {
     private func judge(_ old: [Row], _ new: [Row], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line) {
-        let full = batch(from: old, to: new)
-        let window = ListBatchWindow(full, offset: offset, limit: limit)
+        judge(ListBatchWindow(batch(from: old, to: new), offset: offset, limit: limit), old, new, offset: offset, limit: limit, file: file, line: line)
+    }
+
+    /// `window`, the window `offset..<offset+limit` from `old` to `new`.
+    private func judge(_ window: ListBatchWindow, _ old: [Row], _ new: [Row], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line) {
         let slice = { (rows: [Row]) in Array(rows.dropFirst(offset).prefix(limit)) }
         let (oldWindow, newWindow) = (slice(old), slice(new))
         let context = "window \(offset), \(limit) of \(old) -> \(new): \(window.batch)"
@@ -63,23 +66,45 @@ final class ListBatchWindowTests: XCTestCase {
             let old = round % 3 == 2
                 ? Array((0..<pool).shuffled(using: &rng).prefix(count)).map { Row(id: $0) }
                 : (0..<count).map { _ in Row(id: Int.random(in: 0..<pool, using: &rng)) }
-            var new = old
-            for _ in 0..<Int.random(in: 0...6, using: &rng) {
-                switch Int.random(in: 0..<4, using: &rng) {
-                case 0 where !new.isEmpty: new.remove(at: Int.random(in: new.indices, using: &rng))
-                case 1:
-                    new.insert(Row(id: fresh), at: Int.random(in: 0...new.count, using: &rng))
-                    fresh += 1
-                case 2 where !new.isEmpty: new.insert(new.remove(at: Int.random(in: new.indices, using: &rng)), at: Int.random(in: 0...new.count, using: &rng))
-                case 3 where !new.isEmpty: new[Int.random(in: new.indices, using: &rng)].content += 1
-                default: break
-                }
-            }
+            let new = randomlyEdited(old, fresh: &fresh, using: &rng)
             let longest = max(old.count, new.count)
             for offset in 0...longest + 1 {
                 judge(old, new, offset: offset, limit: Int.random(in: 0...longest + 2, using: &rng))
             }
             if testRun?.failureCount ?? 0 > 0 { return }
         }
+    }
+
+    /// Windows across several versions (``ListBatchWindow/init(across:offset:limit:)``): the
+    /// batches of a random history of two to four versions, seen through a window one after
+    /// the other and made one, take the first version's window to the last one's.
+    func testRandomHistoriesAcrossVersions() throws {
+        var rng = SplitMix64(state: 0xACC0_55ED)
+        var fresh = 1000
+        for round in 0..<600 {
+            let count = Int.random(in: 0...20, using: &rng)
+            var versions = [round % 2 == 0
+                ? (0..<count).map { Row(id: $0) }
+                : (0..<count).map { _ in Row(id: Int.random(in: 0..<12, using: &rng)) }]
+            for _ in 0..<Int.random(in: 2...4, using: &rng) { versions.append(randomlyEdited(versions.last!, fresh: &fresh, using: &rng)) }
+            let batches = zip(versions, versions.dropFirst()).map { batch(from: $0, to: $1) }
+            let longest = versions.map(\.count).max()!
+            for offset in 0...longest + 1 {
+                let limit = Int.random(in: 0...longest + 2, using: &rng)
+                let window = try ListBatchWindow(across: batches, offset: offset, limit: limit)
+                judge(window, versions.first!, versions.last!, offset: offset, limit: limit)
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    func testAcrossOneVersionIsThatVersionsWindowAndBrokenHistoriesAreRefused() throws {
+        let rows = (0..<10).map { Row(id: $0) }
+        let grown = [Row(id: 99)] + rows
+        let one = batch(from: rows, to: grown)
+        XCTAssertEqual(try ListBatchWindow(across: [one], offset: 2, limit: 3), ListBatchWindow(one, offset: 2, limit: 3))
+        XCTAssertThrowsError(try ListBatchWindow(across: [], offset: 0, limit: 3))
+        // The second batch starts from another list than the first one ends with.
+        XCTAssertThrowsError(try ListBatchWindow(across: [one, batch(from: [Row(id: 1)], to: [])], offset: 0, limit: 3))
     }
 }

@@ -8,8 +8,13 @@ import XCTest
 /// reloaded row's path is where its new content stands.
 final class SectionedBatchWindowTests: XCTestCase {
     private func judge(_ old: [TestSection], _ new: [TestSection], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line) {
-        let full = batch(from: old, to: new)
-        let window = SectionedBatchWindow(full, offset: offset, limit: limit)
+        judge(SectionedBatchWindow(batch(from: old, to: new), offset: offset, limit: limit), old, new, offset: offset, limit: limit, file: file, line: line)
+    }
+
+    /// `window`, the window of sections `offset..<offset+limit` from `old` to `new`.
+    private func judge(
+        _ window: SectionedBatchWindow, _ old: [TestSection], _ new: [TestSection], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line
+    ) {
         let slice = { (sections: [TestSection]) in Array(sections.dropFirst(offset).prefix(limit)) }
         let (oldWindow, newWindow) = (slice(old), slice(new))
         let context = "window \(offset), \(limit) of \(old.map(describe)) -> \(new.map(describe)): \(window.batch)"
@@ -52,35 +57,36 @@ final class SectionedBatchWindowTests: XCTestCase {
                     return Row(id: unique ? nextRow : Int.random(in: 0..<6, using: &rng))
                 })
             }
-            var new = old
-            for _ in 0..<Int.random(in: 0...6, using: &rng) {
-                switch Int.random(in: 0..<7, using: &rng) {
-                case 0 where !new.isEmpty: new.remove(at: Int.random(in: new.indices, using: &rng))
-                case 1:
-                    new.insert(TestSection(header: Header(id: fresh), items: [Row(id: fresh + 1)]), at: Int.random(in: 0...new.count, using: &rng))
-                    fresh += 2
-                case 2 where !new.isEmpty: new.insert(new.remove(at: Int.random(in: new.indices, using: &rng)), at: Int.random(in: 0...new.count, using: &rng))
-                case 3 where !new.isEmpty: new[Int.random(in: new.indices, using: &rng)].header.title += 1
-                case 4 where !new.isEmpty:
-                    let section = Int.random(in: new.indices, using: &rng)
-                    new[section].items.insert(Row(id: fresh), at: Int.random(in: 0...new[section].items.count, using: &rng))
-                    fresh += 1
-                case 5 where !new.isEmpty:
-                    // A row moves, within its section or to another.
-                    let from = Int.random(in: new.indices, using: &rng)
-                    guard !new[from].items.isEmpty else { break }
-                    let row = new[from].items.remove(at: Int.random(in: new[from].items.indices, using: &rng))
-                    let to = Int.random(in: new.indices, using: &rng)
-                    new[to].items.insert(row, at: Int.random(in: 0...new[to].items.count, using: &rng))
-                case 6 where !new.isEmpty:
-                    let section = Int.random(in: new.indices, using: &rng)
-                    if !new[section].items.isEmpty { new[section].items[Int.random(in: new[section].items.indices, using: &rng)].content += 1 }
-                default: break
-                }
-            }
+            let new = randomlyEdited(old, fresh: &fresh, using: &rng)
             let longest = max(old.count, new.count)
             for offset in 0...longest + 1 {
                 judge(old, new, offset: offset, limit: Int.random(in: 0...longest + 2, using: &rng))
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// Windows of sections across several versions
+    /// (``SectionedBatchWindow/init(across:offset:limit:)``), through random histories of
+    /// two to four versions.
+    func testRandomHistoriesAcrossVersions() throws {
+        var rng = SplitMix64(state: 0x5EC7_ACC0)
+        var fresh = 1000
+        for round in 0..<400 {
+            var nextRow = 0
+            var versions: [[TestSection]] = [(0..<Int.random(in: 0...7, using: &rng)).map { section in
+                TestSection(header: Header(id: section), items: (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                    nextRow += 1
+                    return Row(id: round % 2 == 0 ? nextRow : Int.random(in: 0..<6, using: &rng))
+                })
+            }]
+            for _ in 0..<Int.random(in: 2...4, using: &rng) { versions.append(randomlyEdited(versions.last!, fresh: &fresh, using: &rng)) }
+            let batches = zip(versions, versions.dropFirst()).map { batch(from: $0, to: $1) }
+            let longest = versions.map(\.count).max()!
+            for offset in 0...longest + 1 {
+                let limit = Int.random(in: 0...longest + 2, using: &rng)
+                let window = try SectionedBatchWindow(across: batches, offset: offset, limit: limit)
+                judge(window, versions.first!, versions.last!, offset: offset, limit: limit)
             }
             if testRun?.failureCount ?? 0 > 0 { return }
         }
