@@ -10,7 +10,8 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
   PATCH time  PATCHES one-row PATCHes of random rows on a ROWS_SMALL-row feed and on a
               ROWS_BIG-row feed (memory store; each feed made by one PUT, then 5 untimed
               PATCHes), each timed by the client on one keep-alive connection: the median
-              latency at each size and their ratio, big/small (goal at most 2).
+              latency at each size and their ratio, big/small (goal at most 2); then the
+              same on a SQLite file (a fresh one each run).
   sectioned   the same on sectioned feeds: SECTIONS_SMALL sections of ROWS_SMALL/SECTIONS_SMALL
               rows and SECTIONS_BIG of ROWS_BIG/SECTIONS_BIG, one random row of a random section
               upserted each time (every answer carries each section's row counts).
@@ -183,11 +184,11 @@ class Feed:
 
 # --- the figures: one run each ------------------------------------------------------------------
 
-def patch_time(run):
-    """Median PATCH latency (seconds) on the small feed and on the big one."""
+def patch_time(run, store=()):
+    """Median PATCH latency (seconds) on the small feed and on the big one (`store`: the server's store flags)."""
     rng = random.Random(run)
     medians = []
-    with Server(*BIG) as server:
+    with Server(*BIG, *store) as server:
         for name, count in (("small", ROWS_SMALL), ("big", ROWS_BIG)):
             feed, path = Feed.numbered(count), f"/feeds/{name}"
             conn = server.connect()
@@ -311,13 +312,19 @@ def main():
           f"ROWS_STORE {ROWS_STORE:,}, STORE_VERSIONS {STORE_VERSIONS}, BUSY_ROWS {BUSY_ROWS:,}, BUSY_PUTS {BUSY_PUTS}", flush=True)
     table = []
 
-    small, big = repeat("PATCH time (ms)", lambda run: [seconds * 1000 for seconds in patch_time(run)],
-                        [f"{ROWS_SMALL:,} rows", f"{ROWS_BIG:,} rows"])
-    table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed, median latency", spread(small, "ms", 3)))
-    table.append((f"PATCH of one row, {ROWS_BIG:,}-row feed, median latency", spread(big, "ms", 3)))
-    ratios = None if small is None else [b / s for b, s in zip(big, small)]
-    table.append((f"PATCH of one row, latency ratio {ROWS_BIG:,} / {ROWS_SMALL:,} rows",
-                  spread(ratios, "x") + ("" if ratios is None else "; goal at most 2")))
+    def latencies(label, small, big):
+        table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed{label}, median latency", spread(small, "ms", 3)))
+        table.append((f"PATCH of one row, {ROWS_BIG:,}-row feed{label}, median latency", spread(big, "ms", 3)))
+        ratios = None if small is None else [b / s for b, s in zip(big, small)]
+        table.append((f"PATCH of one row{label}, latency ratio {ROWS_BIG:,} / {ROWS_SMALL:,} rows",
+                      spread(ratios, "x") + ("" if ratios is None else "; goal at most 2")))
+
+    sizes = [f"{ROWS_SMALL:,} rows", f"{ROWS_BIG:,} rows"]
+    latencies("", *repeat("PATCH time (ms)", lambda run: [seconds * 1000 for seconds in patch_time(run)], sizes))
+    # The same on a SQLite file (a fresh one each run).
+    with tempfile.TemporaryDirectory(prefix="batchdiff-bench-writes-") as directory:
+        sqlite = lambda run: ("--store", f"sqlite:{directory}/patch-{run}.db")
+        latencies(", SQLite", *repeat("PATCH time, SQLite (ms)", lambda run: [seconds * 1000 for seconds in patch_time(run, sqlite(run))], sizes))
 
     small, big = repeat("sectioned PATCH time (ms)", lambda run: [seconds * 1000 for seconds in sectioned_patch_time(run)],
                         [f"{SECTIONS_SMALL} x {ROWS_SMALL // SECTIONS_SMALL:,}", f"{SECTIONS_BIG:,} x {ROWS_BIG // SECTIONS_BIG:,}"])

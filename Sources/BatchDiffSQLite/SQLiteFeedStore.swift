@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// The file's schema version is its `PRAGMA user_version`: 0 for files written before
 /// versions were kept as changes (every version whole), 1 since, 2 since versions keep their
-/// batches; a file is brought forward when it is opened, and one newer than this server
-/// knows is refused.
+/// batches (in a table with rowids); a file is brought forward when it is opened, and one
+/// newer than this server knows is refused.
 ///
 /// Every call runs on the store's own serial queue, never on the caller's thread: the
 /// connection is used there only, which is what makes the type `Sendable`.
@@ -52,14 +52,10 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     ) WITHOUT ROWID;
                     """)
                 // A file made before feeds kept `uniqueIdentities` gains the column (false).
-                let column = try connection.prepare("SELECT count(*) FROM pragma_table_info('feeds') WHERE name = 'unique_identities'")
-                _ = try column.step()
-                if column.integer(at: 0) == 0 {
+                if try Self.integer("SELECT count(*) FROM pragma_table_info('feeds') WHERE name = 'unique_identities'", in: connection) == 0 {
                     try connection.execute("ALTER TABLE feeds ADD COLUMN unique_identities INTEGER NOT NULL DEFAULT 0")
                 }
-                let schema = try connection.prepare("PRAGMA user_version")
-                _ = try schema.step()
-                let version = schema.integer(at: 0)
+                let version = try Self.integer("PRAGMA user_version", in: connection)
                 if version < 1 {
                     // Version 1: a version's body may be its change from the one before
                     // (`delta`); a feed counts the change bytes since its last whole one.
@@ -70,17 +66,27 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                         """)
                 }
                 if version < 2 {
-                    // Version 2: a version keeps its batch from the one before (NULL when
-                    // the write made none, as every version before this one).
-                    try connection.execute("ALTER TABLE versions ADD COLUMN batch BLOB; PRAGMA user_version = 2")
+                    // Version 2: versions keep their batch from the one before (NULL for
+                    // those written before), and the table is one with rowids, its bodies
+                    // last: in a WITHOUT ROWID table a search that meets a whole version's row
+                    // reads all its overflow pages (a 1,000,000-row feed's `PATCH` read its
+                    // 40 MB first version each time), as does any column after `body`.
+                    try connection.execute("""
+                        CREATE TABLE versions_2 (
+                            feed TEXT NOT NULL, version INTEGER NOT NULL, delta INTEGER NOT NULL, batch BLOB, body BLOB NOT NULL,
+                            PRIMARY KEY (feed, version)
+                        );
+                        INSERT INTO versions_2 (feed, version, delta, body) SELECT feed, version, delta, body FROM versions;
+                        DROP TABLE versions;
+                        ALTER TABLE versions_2 RENAME TO versions;
+                        CREATE INDEX versions_whole ON versions (feed, delta, version);
+                        PRAGMA user_version = 2;
+                        """)
                 }
                 return version
             }
-            let feeds = try connection.prepare("SELECT count(*) FROM feeds")
-            let versions = try connection.prepare("SELECT count(*) FROM versions")
-            _ = try feeds.step()
-            _ = try versions.step()
-            counts = Mutex(FeedStoreStatistics(feeds: feeds.integer(at: 0), versions: versions.integer(at: 0), bytesInMemory: 0))
+            let (feeds, versions) = (try Self.integer("SELECT count(*) FROM feeds", in: connection), try Self.integer("SELECT count(*) FROM versions", in: connection))
+            counts = Mutex(FeedStoreStatistics(feeds: feeds, versions: versions, bytesInMemory: 0))
         } catch {
             throw .internalFailure(error.isBusy
                 ? "the SQLite file \(path) is in use by another server"
@@ -89,6 +95,14 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         guard schema <= Self.schemaVersion else {
             throw .internalFailure("the SQLite file \(path) is of schema version \(schema), newer than this server's \(Self.schemaVersion): upgrade the server")
         }
+    }
+
+    /// The one integer `sql` answers; its statement is done with when this returns (a
+    /// table is not dropped while a statement is open on the connection).
+    private static func integer(_ sql: String, in connection: SQLiteConnection) throws(SQLiteError) -> Int {
+        let statement = try connection.prepare(sql)
+        _ = try statement.step()
+        return statement.integer(at: 0)
     }
 
     /// The schema version this server writes (`PRAGMA user_version`).
@@ -201,10 +215,10 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                         .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes)
                     )
                     try feed.run()
-                    let stored = try connection.prepare("INSERT INTO versions (feed, version, body, delta, batch) VALUES (?, ?, ?, ?, ?)")
+                    let stored = try connection.prepare("INSERT INTO versions (feed, version, delta, batch, body) VALUES (?, ?, ?, ?, ?)")
                     try stored.bind(
-                        .text(id.name), .integer(snapshot.version), .blob(link.body), .integer(link.isChange ? 1 : 0),
-                        version.storedBatch.isEmpty ? .null : .blob(version.storedBatch)
+                        .text(id.name), .integer(snapshot.version), .integer(link.isChange ? 1 : 0),
+                        version.storedBatch.isEmpty ? .null : .blob(version.storedBatch), .blob(link.body)
                     )
                     try stored.run()
                     if let answer { try Self.insert(answer, for: id, into: connection) }

@@ -181,5 +181,14 @@ final class SQLiteFeedStoreTests: XCTestCase {
             return read.integer(at: 0)
         }
         XCTAssertEqual(schema, 2)
+        // Versions in a table with rowids, bodies last: a search that meets a whole version
+        // reads none of its overflow pages (in a WITHOUT ROWID table it read them all).
+        let table = try await whenReleased { () throws -> String in
+            let read = try SQLiteConnection(path: self.path).prepare("SELECT sql FROM sqlite_master WHERE name = 'versions'")
+            _ = try read.step()
+            return read.text(at: 0)
+        }
+        XCTAssertFalse(table.uppercased().contains("WITHOUT ROWID"), table)
+        XCTAssertTrue(table.contains("batch BLOB, body BLOB NOT NULL"), table)
     }
 }
