@@ -21,8 +21,11 @@ public protocol BatchUpdatable {
     func delete(rows: [RowPath])
     /// Inserts new rows.
     func insert(rows: [RowPath])
-    /// Reloads old rows whose content changed.
+    /// Reloads old rows whose cells must be rebuilt.
     func reload(rows: [RowPath])
+    /// Reconfigures old rows whose content changed: their cells are kept and updated in
+    /// place (`reconfigureRows(at:)`, iOS 15).
+    func reconfigure(rows: [RowPath])
     /// Moves a row from its old index path to its new one.
     func move(row: RowPath, to: RowPath)
     /// Refreshes the headers of these sections (new indexes), after the batch. (UIKit's
@@ -37,17 +40,22 @@ extension BatchUpdate {
     /// Shows this update on `view`; `updateData` makes the view's data source hold the new
     /// collection, and is called exactly once.
     ///
-    /// When the view does not show the counts the update starts from (its data drifted
-    /// from what the server diffed), or the update is a reload, the view reloads instead of
-    /// animating: UIKit would raise `NSInternalInconsistencyException` otherwise. Sections
-    /// whose headers changed are refreshed after the batch, never reloaded with their rows.
+    /// Rows whose content changed (the batch's `reloaded`, old index paths) are reconfigured:
+    /// their cells stay and are updated in place; those `rebuilding` names (a cell whose
+    /// type or layout changes) are reloaded instead. When the view does not show the counts
+    /// the update starts from (its data drifted from what the server diffed), or the update
+    /// is a reload, the view reloads instead of animating: UIKit would raise
+    /// `NSInternalInconsistencyException` otherwise. Sections whose headers changed are
+    /// refreshed after the batch, never reloaded with their rows.
     @MainActor
-    public func perform(on view: some BatchUpdatable, updateData: @escaping () -> Void) {
+    public func perform(on view: some BatchUpdatable, rebuilding: (RowPath) -> Bool = { _ in false }, updateData: @escaping () -> Void) {
         guard let batch = sectionedBatch, view.displayedRowCounts == oldCounts else {
             updateData()
             view.reloadAll()
             return
         }
+        let rebuilt = batch.rows.reloaded.filter(rebuilding)
+        let reconfigured = rebuilt.isEmpty ? batch.rows.reloaded : batch.rows.reloaded.filter { !rebuilding($0) }
         view.batchUpdate {
             updateData()
             view.delete(sections: batch.sections.deleted)
@@ -55,7 +63,8 @@ extension BatchUpdate {
             for move in batch.sections.moved { view.move(section: move.from, to: move.to) }
             view.delete(rows: batch.rows.deleted)
             view.insert(rows: batch.rows.inserted)
-            view.reload(rows: batch.rows.reloaded)
+            if !rebuilt.isEmpty { view.reload(rows: rebuilt) }
+            if !reconfigured.isEmpty { view.reconfigure(rows: reconfigured) }
             for move in batch.rows.moved { view.move(row: move.from, to: move.to) }
         }
         if !batch.sections.updated.isEmpty { view.refresh(headers: batch.sections.updated) }

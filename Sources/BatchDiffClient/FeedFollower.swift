@@ -257,6 +257,14 @@ public struct FeedUpdate<Header, Item> {
     /// Following a window (``FollowerConfiguration/window``): the rows of the whole
     /// collection at this version (`collection` holds the window's).
     public var total: Int?
+
+    public init(version: Int, collection: FeedCollection<Header, Item>, update: BatchUpdate, changedMembers: ChangedMemberNames? = nil, total: Int? = nil) {
+        self.version = version
+        self.collection = collection
+        self.update = update
+        self.changedMembers = changedMembers
+        self.total = total
+    }
 }
 
 /// A window of a feed, `offset ..< offset+limit`: a list's rows, or a sectioned

@@ -16,6 +16,7 @@ extension UITableView: BatchUpdatable {
     public func delete(rows: [RowPath]) { deleteRows(at: rows.map(\.indexPath), with: .automatic) }
     public func insert(rows: [RowPath]) { insertRows(at: rows.map(\.indexPath), with: .automatic) }
     public func reload(rows: [RowPath]) { reloadRows(at: rows.map(\.indexPath), with: .automatic) }
+    public func reconfigure(rows: [RowPath]) { reconfigureRows(at: rows.map(\.indexPath)) }
     public func move(row: RowPath, to: RowPath) { moveRow(at: row.indexPath, to: to.indexPath) }
     public func refresh(headers: [Int]) { UIView.performWithoutAnimation { reloadSections(IndexSet(headers), with: .none) } }
     public func reloadAll() { reloadData() }
@@ -34,6 +35,7 @@ extension UICollectionView: BatchUpdatable {
     public func delete(rows: [RowPath]) { deleteItems(at: rows.map(\.indexPath)) }
     public func insert(rows: [RowPath]) { insertItems(at: rows.map(\.indexPath)) }
     public func reload(rows: [RowPath]) { reloadItems(at: rows.map(\.indexPath)) }
+    public func reconfigure(rows: [RowPath]) { reconfigureItems(at: rows.map(\.indexPath)) }
     public func move(row: RowPath, to: RowPath) { moveItem(at: row.indexPath, to: to.indexPath) }
     public func refresh(headers: [Int]) { UIView.performWithoutAnimation { reloadSections(IndexSet(headers)) } }
     public func reloadAll() { reloadData() }

@@ -47,9 +47,15 @@ final class BatchUpdatableTests: XCTestCase {
             for step in 0..<3000 {
                 let next = Self.randomSections(&random, after: shown)
                 let update = BatchUpdate.sectioned(batch(from: shown, to: next))
-                update.perform(on: view) { model = next }
+                // Every fifth changed row's cell must be rebuilt: reloaded; the others reconfigured.
+                let rebuilding = { (path: RowPath) in shown[path.section].items[path.row].id % 5 == 0 }
+                update.perform(on: view, rebuilding: rebuilding) { model = next }
                 XCTAssertNil(view.exception, "step \(step)")
                 if view.exception != nil { return }
+                if let reloaded = update.sectionedBatch?.rows.reloaded, !reloaded.isEmpty {
+                    XCTAssertEqual(view.lastReconfigured, reloaded.filter { !rebuilding($0) }, "step \(step)")
+                    XCTAssertEqual(view.lastReloaded, reloaded.filter(rebuilding), "step \(step)")
+                }
                 XCTAssertEqual(view.displayedRowCounts, next.map(\.items.count), "step \(step)")
                 shown = next
             }
@@ -102,6 +108,9 @@ final class BatchUpdatableTests: XCTestCase {
             )
             BatchUpdate.sectioned(moveAndReload).perform(on: sections) {}
             XCTAssertNotNil(sections.exception)
+            let moveAndReconfigure = UIKitRulesView(showing: [1, 1]) { [0, 2] }
+            BatchUpdate.sectioned(moveAndReload).perform(on: moveAndReconfigure, rebuilding: { _ in false }) {}
+            XCTAssertNotNil(moveAndReconfigure.exception, "a moved row reconfigured")
         }
     }
 

@@ -8,7 +8,7 @@ struct InternalInconsistencyException: Error, CustomStringConvertible {
 
 /// A table view double that keeps UIKit's rules for `performBatchUpdates`: every index in
 /// range and named once, no row operation inside a section deleted or inserted, no row
-/// both deleted (or reloaded) and moved, and, after the updates, rows per section equal to
+/// both deleted (or reloaded, or reconfigured) and moved, none both reloaded and reconfigured, and, after the updates, rows per section equal to
 /// what the data source then says: the old count, minus deletes and moves out, plus
 /// inserts and moves in. A broken rule is recorded as the exception UIKit would raise.
 ///
@@ -23,6 +23,9 @@ final class UIKitRulesView: BatchUpdatable {
     private(set) var exception: InternalInconsistencyException?
     private(set) var reloads = 0
     private(set) var refreshedHeaders: [Int] = []
+    /// The rows of the last batch reloaded, and reconfigured (old index paths).
+    private(set) var lastReloaded: [RowPath] = []
+    private(set) var lastReconfigured: [RowPath] = []
 
     private var pending: Operations?
 
@@ -33,6 +36,7 @@ final class UIKitRulesView: BatchUpdatable {
         var deletedRows: [RowPath] = []
         var insertedRows: [RowPath] = []
         var reloadedRows: [RowPath] = []
+        var reconfiguredRows: [RowPath] = []
         var movedRows: [Move<RowPath>] = []
     }
 
@@ -46,6 +50,8 @@ final class UIKitRulesView: BatchUpdatable {
         updates()
         let operations = pending!
         pending = nil
+        lastReloaded = operations.reloadedRows
+        lastReconfigured = operations.reconfiguredRows
         do {
             try check(operations)
             displayedRowCounts = dataSourceCounts()
@@ -60,6 +66,7 @@ final class UIKitRulesView: BatchUpdatable {
     func delete(rows: [RowPath]) { pending!.deletedRows += rows }
     func insert(rows: [RowPath]) { pending!.insertedRows += rows }
     func reload(rows: [RowPath]) { pending!.reloadedRows += rows }
+    func reconfigure(rows: [RowPath]) { pending!.reconfiguredRows += rows }
     func move(row: RowPath, to: RowPath) { pending!.movedRows.append(Move(from: row, to: to)) }
     func refresh(headers: [Int]) { refreshedHeaders += headers }
 
@@ -94,7 +101,8 @@ final class UIKitRulesView: BatchUpdatable {
         let surviving = Set(newSectionOfOld.compactMap { $0 })
         // Rows.
         let rowsLeaving = operations.deletedRows + operations.movedRows.map(\.from)
-        for path in rowsLeaving + operations.reloadedRows {
+        let marked = operations.reloadedRows + operations.reconfiguredRows
+        for path in rowsLeaving + marked {
             guard old.indices.contains(path.section), !operations.deletedSections.contains(path.section) else {
                 throw fail("row \(path) is in a section that is deleted or does not exist")
             }
@@ -107,9 +115,8 @@ final class UIKitRulesView: BatchUpdatable {
         }
         guard Set(rowsLeaving).count == rowsLeaving.count else { throw fail("a row deleted or moved twice in \(rowsLeaving)") }
         guard Set(rowsArriving).count == rowsArriving.count else { throw fail("a row inserted or moved to twice in \(rowsArriving)") }
-        guard Set(operations.reloadedRows).count == operations.reloadedRows.count,
-              Set(operations.reloadedRows).isDisjoint(with: rowsLeaving) else {
-            throw fail("attempt to reload a row that is deleted or moved, or twice: \(operations.reloadedRows)")
+        guard Set(marked).count == marked.count, Set(marked).isDisjoint(with: rowsLeaving) else {
+            throw fail("attempt to reload or reconfigure a row that is deleted or moved, or twice: \(marked)")
         }
         for (oldSection, landing) in newSectionOfOld.enumerated() {
             guard let newSection = landing else { continue }
