@@ -8,8 +8,10 @@ import Foundation
 /// (or takes the whole collection of a reload), and keeps going through what a network and
 /// a server do to a client:
 /// - a version no longer retained, or an answer that does not fit what it holds (410, a
-///   count that differs): it fetches the whole collection again (`since=0`), and that update
-///   is a reload;
+///   count that differs): it fetches the whole collection again (`since=0`) and diffs it
+///   against what it shows, with the differ the server uses
+///   (``FeedCollection/recoveryBatch(to:identity:)``): that update is a batch, animated as
+///   any other (a reload only where sections cannot be paired);
 /// - a feed deleted (404 `feed_not_found`): it waits for the feed to come back;
 /// - 503, 429, 5xx and network errors: it tries again after a growing delay, or after
 ///   `Retry-After` when the server gives one.
@@ -154,9 +156,16 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 return nil
             }
             backoff.reset()
-            // An answer from nothing replaces what was shown: the view reloads.
-            let replaces = held == nil && collection != nil
-            let update = replaces ? BatchUpdate.reload(oldCounts: collection!.counts, newCounts: next.counts) : changes.update
+            // An answer from nothing replaces what was shown (after a 410, or an answer that
+            // did not fit): the batch from what was shown, diffed here, so nothing flashes.
+            let shown = held == nil ? collection : nil
+            let update = shown.map { shown in
+                // More changes than `maxChanges`, as the server would answer them: a reload.
+                let batch = shown.recoveryBatch(to: next, identity: identity)
+                let fits = (batch?.sectionedBatch?.operationCount).map { $0 <= configuration.maxChanges ?? .max } ?? false
+                return fits ? batch! : .reload(oldCounts: shown.counts, newCounts: next.counts)
+            } ?? changes.update
+            let replaces = shown != nil
             version = changes.to
             collection = next
             heldWindow = window
@@ -248,8 +257,8 @@ public struct FeedUpdate<Header, Item> {
     /// The whole collection at that version.
     public var collection: FeedCollection<Header, Item>
     /// What turns the collection shown before into this one: the batch to animate (from
-    /// the empty collection, for the first update from nothing), or a reload (a refetch
-    /// after a 410 or a mismatch, or more changes than `maxChanges`).
+    /// the empty collection, for the first update from nothing; diffed on the device after
+    /// a refetch, a 410 or a mismatch), or a reload (more changes than `maxChanges`).
     public var update: BatchUpdate
     /// With ``FollowerConfiguration/changedMembers``, the members that changed in each row
     /// the batch reloads (and section header it updates).

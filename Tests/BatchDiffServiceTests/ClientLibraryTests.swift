@@ -193,8 +193,8 @@ final class ClientLibraryTests: ServerTestCase {
     }
 
     /// A client whose collection does not fit the answer (counts that differ) fetches the
-    /// whole collection again, and shows it with a reload; a URL no retry can mend ends the
-    /// follower at once.
+    /// whole collection again, and shows it with the batch from what it showed, diffed on
+    /// the device; a URL no retry can mend ends the follower at once.
     func testAMismatchRefetchesAndABadURLEnds() async throws {
         let server = try startServer()
         let version = assertVersion(try server.client.put("/feeds/d", "[1, 2, 3]"))
@@ -206,7 +206,7 @@ final class ClientLibraryTests: ServerTestCase {
         var updates = drifted.makeAsyncIterator()
         let update = try await updates.next()
         XCTAssertEqual(update?.collection, .list([1, 2, 3, 4]))
-        XCTAssertEqual(update?.update, .reload(oldCounts: [2], newCounts: [4]))
+        XCTAssertEqual(update?.update, .list(ListBatch(rows: RowChanges(inserted: [2, 3]), oldCount: 2, newCount: 4)), "diffed on the device, no reload")
         let wrongURL = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(serverURL: "https://127.0.0.1:\(server.port)", feed: "d", transport: SocketTransport())
         ) { $0.identity() }
@@ -215,6 +215,55 @@ final class ClientLibraryTests: ServerTestCase {
             XCTFail("the follower ended without an error")
         } catch let error as TransportError {
             XCTAssertFalse(error.isRetryable)
+        }
+    }
+
+    /// A follower that fell behind retention (410) fetches the latest whole and animates the
+    /// batch from what it shows, diffed on the device as the server would: rows gone deleted,
+    /// new ones inserted, moved ones moved, changed ones reloaded (reconfigured), never
+    /// `reloadData()`; sections likewise, paired by their headers' identities.
+    func testAFollowerBehindRetentionAnimatesABatchNotAReload() async throws {
+        let server = try startServer(["--max-versions", "2"])
+        let client = server.client
+        let histories = [
+            ("r", [#"[{"id": 1}, {"id": 2, "v": 0}, {"id": 3}, {"id": 4}]"#, #"[{"id": 1}]"#, "[]", #"[{"id": 4}, {"id": 2, "v": 1}, {"id": 5}, {"id": 3}]"#]),
+            ("s", [
+                #"{"sections": [{"id": "a", "items": [{"id": 1}, {"id": 2}]}, {"id": "b", "items": [{"id": 3}]}]}"#,
+                #"{"sections": []}"#, #"{"sections": [{"id": "z", "items": []}]}"#,
+                #"{"sections": [{"id": "c", "items": []}, {"id": "a", "items": [{"id": 2}, {"id": 1}]}, {"id": "b", "items": [{"id": 3, "v": 1}]}]}"#,
+            ]),
+        ]
+        for (feed, versions) in histories {
+            _ = assertVersion(try client.put("/feeds/\(feed)", versions[0]))
+            let follower = FeedFollower<JSON, JSON, JSON>(
+                FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: feed, transport: SocketTransport(), wait: 0)
+            ) { $0.identity() }
+            var updates = follower.makeAsyncIterator()
+            let first = try await updates.next()
+            let shown = try XCTUnwrap(first).collection
+            // Three versions while the follower waits: its version is no longer retained.
+            for text in versions.dropFirst() { _ = assertVersion(try client.put("/feeds/\(feed)", text)) }
+            let latest = versions.last!
+            let next = try await updates.next()
+            let update = try XCTUnwrap(next)
+            XCTAssertEqual(update.collection, try collection(latest), feed)
+            let batch = try XCTUnwrap(update.update.sectionedBatch, "\(feed): a batch, not \(update.update)")
+            let sections = { (collection: Collection) -> [Section<JSON, JSON>] in
+                switch collection {
+                case .list(let items): [Section(header: JSON.null, items: items)]
+                case .sectioned(let sections): sections
+                }
+            }
+            let applied = try batch.apply(to: sections(shown), values: batch.values(from: sections(update.collection)), identity: { $0.identity() })
+            XCTAssertEqual(applied.map(\.items), sections(update.collection).map(\.items), "\(feed): \(batch)")
+            if feed == "r" {
+                XCTAssertEqual(batch.rows.reloaded, [RowPath(section: 0, row: 1)], "the changed row is reloaded: \(batch)")
+                XCTAssertEqual(batch.rows.deleted, [RowPath(section: 0, row: 0)])
+            } else {
+                XCTAssertEqual(batch.sections.inserted, [0], "section c is new, a and b are kept: \(batch)")
+                XCTAssertTrue(batch.sections.deleted.isEmpty, "\(batch)")
+                XCTAssertEqual(batch.rows.reloaded, [RowPath(section: 1, row: 0)], "row 3 changed: \(batch)")
+            }
         }
     }
 
