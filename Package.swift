@@ -1,5 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
+
+/// A product of one of the server's packages: resolved and linked only with the trait `Server`.
+func serverPackage(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Server"]))
+}
 
 let package = Package(
     name: "BatchDiff",
@@ -11,6 +16,12 @@ let package = Package(
         // transports (URLSession in a module of its own: the server never links it).
         .library(name: "BatchDiffClient", targets: ["BatchDiffClient", "BatchDiffURLSession"]),
         .executable(name: "batchdiff", targets: ["batchdiff"]),
+    ],
+    // The server's packages are resolved only with the trait `Server` (on by default): an
+    // app that depends on the client libraries alone, with `traits: []`, resolves none of them.
+    traits: [
+        .trait(name: "Server", description: "The batchdiff server, its stores and tokens, and the packages they need"),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,8 +51,8 @@ let package = Package(
         .target(
             name: "BatchDiffFeeds",
             dependencies: [
-                "BatchDiff", "BatchDiffJSON", "Gzip", .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "HeapModule", package: "swift-collections"),
+                "BatchDiff", "BatchDiffJSON", "Gzip", serverPackage("Metrics", "swift-metrics"),
+                serverPackage("HeapModule", "swift-collections"),
             ]
         ),
         // libmicrohttpd, plus a few lines of C for what Swift cannot call (variadics).
@@ -63,7 +74,7 @@ let package = Package(
         // Feeds in PostgreSQL: a FeedStore shared by any number of servers.
         .target(
             name: "BatchDiffPostgres",
-            dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", serverPackage("Logging", "swift-log")]
         ),
         // zlib, and gzip over it: responses compressed, request bodies inflated (every zlib
         // pointer in Sources/Gzip).
@@ -74,19 +85,19 @@ let package = Package(
         // A safe Swift HTTP server over libmicrohttpd: plain requests and responses.
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPDShim", "CGlibcExtras", "Gzip", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: ["CMicroHTTPDShim", "CGlibcExtras", "Gzip", serverPackage("Metrics", "swift-metrics")]
         ),
         // Signed tokens per feed: a JWK Set's keys, each pinned to its algorithm, and the
         // claims a token grants. Knows nothing of HTTP.
-        .target(name: "BatchDiffTokens", dependencies: ["BatchDiffJSON", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "BatchDiffTokens", dependencies: ["BatchDiffJSON", serverPackage("Crypto", "swift-crypto")]),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
             name: "BatchDiffEndpoints",
             dependencies: [
                 "BatchDiff", "BatchDiffJSON", "BatchDiffFeeds", "BatchDiffTokens", "HTTPServer", "Gzip",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                serverPackage("Logging", "swift-log"),
+                serverPackage("Metrics", "swift-metrics"),
+                serverPackage("Prometheus", "swift-prometheus"),
             ],
             // The playground page is compiled into the binary: the Docker image holds nothing else.
             resources: [.embedInCode("Playground/playground.html")]
@@ -96,11 +107,11 @@ let package = Package(
             dependencies: [
                 "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff", "BatchDiffClient",
                 "BatchDiffTokens",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                serverPackage("ArgumentParser", "swift-argument-parser"),
+                serverPackage("Logging", "swift-log"),
+                serverPackage("Metrics", "swift-metrics"),
+                serverPackage("ServiceLifecycle", "swift-service-lifecycle"),
+                serverPackage("UnixSignals", "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
@@ -116,7 +127,7 @@ let package = Package(
             name: "BatchDiffServiceTests",
             dependencies: [
                 "batchdiff", "BatchDiff", "BatchDiffJSON", "BatchDiffClient", "BatchDiffURLSession", "Gzip", "TestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
+                serverPackage("Crypto", "swift-crypto"),
             ]
         ),
     ]

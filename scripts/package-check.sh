@@ -2,11 +2,14 @@
 # Checks that BatchDiff's libraries work as a versioned dependency of another package, as
 # an app or a backend would use them:
 #  1. copies this working tree into a fresh git repository and tags it 0.1.0;
-#  2. writes a throwaway package that depends on it with `.package(url: "file://…",
-#     from: "0.1.0")` and uses `BatchDiff`, `BatchDiffJSON` and `BatchDiffClient` through their public API
-#     only (SwiftPM refuses such a dependency if it has unsafe build flags);
-#  3. builds it in release mode and runs it: it diffs, applies and writes batches and
-#     exits non-zero when a result is wrong.
+#  2. writes a throwaway package that depends on it as an app does, with `.package(url:
+#     "file://…", from: "0.1.0", traits: [])` (the server's trait off), and uses `BatchDiff`,
+#     `BatchDiffJSON` and `BatchDiffClient` through their public API only (SwiftPM refuses
+#     such a dependency if it has unsafe build flags);
+#  3. builds it in release mode (offline: the package copies on this machine serve it) and
+#     runs it: it diffs, applies and writes batches and exits non-zero when a result is wrong;
+#  4. checks that it resolved BatchDiff alone: none of the server's packages (argument
+#     parser, logging, metrics, Prometheus, service lifecycle, crypto, collections).
 # The consumer's build folder is kept in .build/package-check, so reruns are quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,13 +32,13 @@ git -C "$work/batchdiff" tag 0.1.0
 # --- 2. The consumer ------------------------------------------------------------------------
 mkdir -p "$work/consumer/Sources/Consumer"
 cat > "$work/consumer/Package.swift" <<EOF
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(url: "file://$work/batchdiff", from: "0.1.0")],
+    dependencies: [.package(url: "file://$work/batchdiff", from: "0.1.0", traits: [])],
     targets: [
         .executableTarget(name: "Consumer", dependencies: [
             .product(name: "BatchDiff", package: "batchdiff"),
@@ -109,4 +112,12 @@ if ! swift build -c release --package-path "$work/consumer" --scratch-path "$scr
   exit 1
 fi
 "$scratch/release/Consumer"
+
+# --- 4. What it resolved --------------------------------------------------------------------
+resolved=$(grep -o '"identity" : "[^"]*"' "$work/consumer/Package.resolved" | sed 's/.*: //; s/"//g' | sort | tr '\n' ' ')
+if [ "$resolved" != "batchdiff " ]; then
+  say "FAIL: an app of the client libraries resolved: $resolved(BatchDiff alone expected)"
+  exit 1
+fi
+say "an app of the client libraries resolves BatchDiff alone"
 say "OK"

@@ -1,3 +1,4 @@
+import BatchDiffClient
 import Foundation
 import XCTest
 
@@ -120,4 +121,45 @@ final class StepsFormatTests: ServerTestCase {
             }
         }
     }
+
+    /// The client's steps (`FeedSteps`): a feed's steps answer decoded, each step applied to
+    /// the adapter's flat list and told to it, change steps with their payloads (the changed
+    /// members), as `DiffUtil.ItemCallback.getChangePayload` would give them.
+    func testTheClientHandsChangePayloadsToTheAdapter() throws {
+        let client = try startServer().client
+        let old = #"{"sections": [{"id": "A", "t": 1, "items": [{"id": 1, "v": 1}, {"id": 2, "v": 1}]}]}"#
+        let new = #"{"sections": [{"id": "B", "items": []}, {"id": "A", "t": 2, "items": [{"id": 1, "v": 2, "w": 0}, {"id": 2, "v": 1}]}]}"#
+        let first = assertVersion(try client.put("/feeds/p", old))
+        assertVersion(try client.put("/feeds/p", new), first + 1)
+        let answer = try client.get("/feeds/p/changes?since=\(first)&format=steps&changedMembers=true")
+        let steps = try JSONDecoder().decode(FeedSteps<JSON>.self, from: Data(answer.text.utf8))
+        XCTAssertEqual(steps.to, first + 1)
+        // The adapter's flat list: each section's header (without `items`), then its rows.
+        let flat = { (text: String) throws -> [JSON] in
+            guard case .sectioned(let sections) = try collection(text) else { return [] }
+            return sections.flatMap { [$0.header] + $0.items }
+        }
+        let adapter = AdapterDouble()
+        var list = try flat(old)
+        steps.perform(on: adapter, apply: { list = $0.applied(to: list) }, reload: { XCTFail("not a reload") })
+        XCTAssertEqual(list, try flat(new))
+        XCTAssertEqual(adapter.payloads[1], ["t"], "the header's changed member: \(adapter.payloads)")
+        XCTAssertEqual(adapter.payloads[2], ["v", "w"], "row 1's: \(adapter.payloads)")
+        XCTAssertEqual(adapter.payloads.count, 2)
+        XCTAssertEqual(adapter.inserted, 1, "section B's header")
+    }
+}
+
+/// An adapter that counts what it is told, and keeps each changed position's payload.
+private final class AdapterDouble: StepUpdatable {
+    var payloads: [Int: [String]?] = [:]
+    var inserted = 0
+
+    func notifyItemRangeRemoved(_ positionStart: Int, _ itemCount: Int) {}
+    func notifyItemMoved(_ fromPosition: Int, _ toPosition: Int) {}
+    func notifyItemRangeInserted(_ positionStart: Int, _ itemCount: Int) { inserted += itemCount }
+    func notifyItemRangeChanged(_ positionStart: Int, _ itemCount: Int, payloads: [[String]?]?) {
+        for (offset, payload) in (payloads ?? []).enumerated() { self.payloads[positionStart + offset] = payload }
+    }
+    func notifyDataSetChanged() {}
 }
