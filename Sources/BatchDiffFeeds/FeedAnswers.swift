@@ -155,11 +155,27 @@ enum FeedAnswers {
         }
         do {
             if format == .jsonPatch {
-                // The bare patch of the window's rows (a list needs nothing of the old side).
-                guard case .list(let batch) = content.batch else { throw FeedError.internalFailure("a JSON Patch of a sectioned window") }
                 var output = JSONOutput(capacity: 256)
-                try output.jsonPatch(batch) { content.flat[$0] }
-                return ComputedAnswer(full: output.bytes, operationCount: batch.rows.operationCount, total: content.total, holding: data.count, makeReload: reload)
+                switch content.batch {
+                case .list(let batch):
+                    // The bare patch of the window's rows (a list needs nothing of the old side).
+                    try output.jsonPatch(batch) { content.flat[$0] }
+                case .sectioned(let batch):
+                    // A sectioned window's sections are replaced whole when anything in them
+                    // changed: its old headers' texts, which name their changed members, are
+                    // not read (docs/feeds.md §5.3).
+                    output.array(batch.isEmpty ? [] : [content.sections]) { output, sections in
+                        output.object { output in
+                            output.key("op")
+                            output.string("replace")
+                            output.key("path")
+                            output.string("/sections")
+                            output.key("value")
+                            output.array(sections) { output, section in output.value(text: section) }
+                        }
+                    }
+                }
+                return ComputedAnswer(full: output.bytes, operationCount: content.batch.operationCount, total: content.total, holding: data.count, makeReload: reload)
             }
             let full = try write { output in
                 if format == .steps {

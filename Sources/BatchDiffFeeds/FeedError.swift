@@ -19,8 +19,6 @@ public enum FeedError: Error, Sendable, Equatable {
     case invalidSnapshot(String)
     /// The snapshot repeats an identity in a feed that keeps them unique: where.
     case duplicateIdentity(String)
-    /// A window's changes not answered (a sectioned window as a JSON Patch).
-    case unsupportedWindow(String)
     /// A page's cursor (`after`) names a row (a section) the feed's latest version lacks.
     case cursorGone(FeedID, cursor: String)
     /// A patch's op cannot be applied; nothing was changed.

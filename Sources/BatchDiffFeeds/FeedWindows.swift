@@ -72,9 +72,6 @@ extension Feeds {
     ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        guard latest.isList || options.format != .jsonPatch else {
-            throw .unsupportedWindow("format: a sectioned window is not answered as a JSON Patch yet (docs/feeds.md §12); ask for the batch or steps format")
-        }
         let (format, withMembers) = (options.format, options.changedMembers)
         let question = AnswerCache.Question(
             feed: id, latest: latest.version,

@@ -13,6 +13,8 @@ struct WindowContent: Sendable {
     /// The new window's flat elements (docs/batch-format.md §7), each one's text: the rows,
     /// or each section's header (its object without `items`) and then its rows.
     let flat: [ArraySlice<UInt8>]
+    /// A sectioned window's sections, each whole (none for a list's).
+    let sections: [ArraySlice<UInt8>]
     /// The rows (sections) of the whole collection, before and after.
     var total: (old: Int, new: Int)
     /// The changed members of the window's reloaded rows and updated headers, when asked for.
@@ -52,6 +54,7 @@ struct WindowContent: Sendable {
         output.array(texts) { output, text in output.value(text: text) }
         data = output.bytes
         flat = texts
+        sections = []
         self.total = total
     }
 
@@ -68,6 +71,7 @@ struct WindowContent: Sendable {
             updatedSections: seen.batch.sections.updated.map { sections.headerText(of: nodes[$0])[...] }
         )
         data = sections.text(withSections: texts)
+        self.sections = texts
         var flat: [ArraySlice<UInt8>] = []
         for (node, sectionRows) in zip(nodes, rows) {
             var header = JSONOutput(capacity: 64)

@@ -253,7 +253,6 @@ extension Problem {
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
         case .cursorGone(let id, let cursor): self = .cursorGone(feed: id.name, cursor: cursor)
-        case .unsupportedWindow(let detail): self = .badQuery(detail)
         case .patchRefused(let refusal): self = .patchRefused(refusal)
         case .idempotencyKeyReused(let id, let key):
             self = Problem(
