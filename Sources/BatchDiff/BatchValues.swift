@@ -89,6 +89,12 @@ extension SectionedBatch {
             return oldSection
         }
     }
+
+    /// For each of `rows.reloaded` (old index paths), where the row stands in the new
+    /// collection: where a view reconfigures it once the batch is done.
+    public func newPathsOfReloadedRows() throws -> [RowPath] {
+        try Placement(self).newPaths(of: rows.reloaded)
+    }
 }
 
 extension ListBatch {

@@ -19,7 +19,7 @@ extension ListBatchWindow {
             return
         }
         // The first window's rows, by identity: where each is now, if anywhere.
-        var rows = windowRange(offset: offset, limit: limit, count: firstBatch.oldCount).map { FollowedElement(position: $0) }
+        var rows = windowRange(offset: offset, limit: limit, count: firstBatch.oldCount).map { Followed<Int>(position: $0) }
         var count = firstBatch.oldCount
         for batch in batches {
             guard batch.oldCount == count else { throw BatchError("a version's batch does not follow the one before: counts.old \(batch.oldCount), not \(count)") }
@@ -50,10 +50,10 @@ extension SectionedBatchWindow {
             return
         }
         let window = windowRange(offset: offset, limit: limit, count: firstBatch.oldCounts.count)
-        var sections = window.map { FollowedElement(position: $0) }
-        var rows: [FollowedRow] = []
+        var sections = window.map { Followed<Int>(position: $0) }
+        var rows: [Followed<RowPath>] = []
         for section in window {
-            rows += (0..<firstBatch.oldCounts[section]).map { FollowedRow(path: RowPath(section: section, row: $0)) }
+            rows += (0..<firstBatch.oldCounts[section]).map { Followed(position: RowPath(section: section, row: $0)) }
         }
         var counts = firstBatch.oldCounts
         for batch in batches {
@@ -69,8 +69,8 @@ extension SectionedBatchWindow {
             let rowCrossing = RowCrossing(batch.rows, sections: crossing)
             let reloaded = Set(batch.rows.reloaded)
             for index in rows.indices {
-                guard let path = rows[index].path else { continue }
-                rows[index].path = rowCrossing.newPath(ofOld: path)
+                guard let path = rows[index].position else { continue }
+                rows[index].position = rowCrossing.newPath(ofOld: path)
                 rows[index].isChanged = rows[index].isChanged || reloaded.contains(path)
             }
             counts = batch.newCounts
@@ -79,7 +79,7 @@ extension SectionedBatchWindow {
         let first = StandIns.firstSections(window: window, counts: firstBatch.oldCounts)
         let lastWindow = windowRange(offset: offset, limit: limit, count: counts.count)
         let headerAt = Dictionary(sections.enumerated().compactMap { identity, section in section.position.map { ($0, StandIn(identity, section.isChanged)) } }, uniquingKeysWith: { first, _ in first })
-        let rowAt = Dictionary(rows.enumerated().compactMap { identity, row in row.path.map { ($0, StandIn(sections.count + identity, row.isChanged)) } }, uniquingKeysWith: { first, _ in first })
+        let rowAt = Dictionary(rows.enumerated().compactMap { identity, row in row.position.map { ($0, StandIn(sections.count + identity, row.isChanged)) } }, uniquingKeysWith: { first, _ in first })
         let last = lastWindow.map { section in
             Section(
                 header: headerAt[section] ?? standIns.make(),
@@ -95,16 +95,11 @@ extension SectionedBatchWindow {
     }
 }
 
-/// A row or section of a window's first version, followed through later versions: its
-/// position in the whole collection, `nil` once it is gone, and whether its content changed.
-private struct FollowedElement {
-    var position: Int?
-    var isChanged = false
-}
-
-/// A row of a window of sections' first version, followed through later versions.
-private struct FollowedRow {
-    var path: RowPath?
+/// A row or section of a window's first version, followed through later versions: where
+/// it stands in the whole collection (a position, or a row's path), `nil` once it is gone,
+/// and whether its content changed.
+private struct Followed<Position> {
+    var position: Position?
     var isChanged = false
 }
 
@@ -155,7 +150,7 @@ private struct RowCrossing {
 
 /// A row or a section's header of a window followed across versions, as the differ pairs
 /// them: which one it is, and whether its content changed since the first version.
-struct StandIn: Diffable, Hashable {
+private struct StandIn: Diffable, Hashable {
     let identity: Int
     var isChanged = false
 
@@ -183,7 +178,7 @@ private struct StandIns {
     /// The first and last windows of a list whose first window's rows were followed to
     /// `rows` (each one's identity its index): those in `last` (positions of the last
     /// version) paired, the others new.
-    static func windows(following rows: [FollowedElement], to last: Range<Int>) -> (first: [StandIn], last: [StandIn]) {
+    static func windows(following rows: [Followed<Int>], to last: Range<Int>) -> (first: [StandIn], last: [StandIn]) {
         let at = Dictionary(rows.enumerated().compactMap { identity, row in row.position.map { ($0, StandIn(identity, row.isChanged)) } }, uniquingKeysWith: { first, _ in first })
         var standIns = StandIns(after: rows.count)
         return (rows.indices.map { StandIn($0) }, last.map { at[$0] ?? standIns.make() })

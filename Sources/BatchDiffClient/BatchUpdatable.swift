@@ -23,8 +23,9 @@ public protocol BatchUpdatable {
     func insert(rows: [RowPath])
     /// Reloads old rows whose cells must be rebuilt.
     func reload(rows: [RowPath])
-    /// Reconfigures old rows whose content changed: their cells are kept and updated in
-    /// place (`reconfigureRows(at:)`, iOS 15).
+    /// Reconfigures rows whose content changed, once a batch is done (new index paths, as
+    /// the data source holds them): their cells are kept and updated in place
+    /// (`reconfigureRows(at:)`, iOS 15).
     func reconfigure(rows: [RowPath])
     /// Moves a row from its old index path to its new one.
     func move(row: RowPath, to: RowPath)
@@ -36,13 +37,21 @@ public protocol BatchUpdatable {
     func reloadAll()
 }
 
+extension BatchUpdatable {
+    /// A view that cannot reconfigure rows reloads them, after the batch, where they stand.
+    public func reconfigure(rows: [RowPath]) {
+        batchUpdate { reload(rows: rows) }
+    }
+}
+
 extension BatchUpdate {
     /// Shows this update on `view`; `updateData` makes the view's data source hold the new
     /// collection, and is called exactly once.
     ///
-    /// Rows whose content changed (the batch's `reloaded`, old index paths) are reconfigured:
-    /// their cells stay and are updated in place; those `rebuilding` names (a cell whose
-    /// type or layout changes) are reloaded instead. When the view does not show the counts
+    /// Rows whose content changed (the batch's `reloaded`, old index paths, which
+    /// `rebuilding` is asked about) are reconfigured once the batch is done, at their new
+    /// index paths: their cells stay and are updated in place; those `rebuilding` names (a
+    /// cell whose type or layout changes) are reloaded in the batch instead. When the view does not show the counts
     /// the update starts from (its data drifted from what the server diffed), or the update
     /// is a reload, the view reloads instead of animating: UIKit would raise
     /// `NSInternalInconsistencyException` otherwise. Sections whose headers changed are
@@ -54,8 +63,16 @@ extension BatchUpdate {
             view.reloadAll()
             return
         }
-        let rebuilt = batch.rows.reloaded.filter(rebuilding)
-        let reconfigured = rebuilt.isEmpty ? batch.rows.reloaded : batch.rows.reloaded.filter { !rebuilding($0) }
+        // Reconfigured after the batch, where the rows then stand: inside it UIKit would
+        // read the data source, already new, at their old index paths.
+        let changed = batch.rows.reloaded
+        guard let landed = try? batch.newPathsOfReloadedRows() else {
+            updateData()
+            view.reloadAll()
+            return
+        }
+        let rebuilt = changed.filter(rebuilding)
+        let reconfigured = zip(changed, landed).filter { !rebuilding($0.0) }.map(\.1)
         view.batchUpdate {
             updateData()
             view.delete(sections: batch.sections.deleted)
@@ -64,9 +81,9 @@ extension BatchUpdate {
             view.delete(rows: batch.rows.deleted)
             view.insert(rows: batch.rows.inserted)
             if !rebuilt.isEmpty { view.reload(rows: rebuilt) }
-            if !reconfigured.isEmpty { view.reconfigure(rows: reconfigured) }
             for move in batch.rows.moved { view.move(row: move.from, to: move.to) }
         }
+        if !reconfigured.isEmpty { view.reconfigure(rows: reconfigured) }
         if !batch.sections.updated.isEmpty { view.refresh(headers: batch.sections.updated) }
     }
 }

@@ -22,8 +22,8 @@ extension DiffableSnapshot {
     /// reloading the section would rebuild every cell in it).
     ///
     /// A reload, or a snapshot that does not show what the update starts from (its counts
-    /// differ), is filled again whole: the data source still animates by identifier, so no
-    /// row flashes that stayed. Throws, changing nothing, when `new` holds two rows (or
+    /// or identifiers differ from what the batch needs), is filled again whole: the data
+    /// source still animates by identifier, so no row flashes that stayed. Throws, changing nothing, when `new` holds two rows (or
     /// sections) of one identifier: show such a feed with `performBatchUpdates`, or create
     /// it with `uniqueIdentities=true`.
     @discardableResult
@@ -36,7 +36,9 @@ extension DiffableSnapshot {
         try Self.checkUnique(named)
         let oldSections = sectionIdentifiers
         let oldItems = oldSections.map { itemIdentifiers(inSection: $0) }
-        guard let batch = update.sectionedBatch, oldItems.map(\.count) == batch.oldCounts, named.map(\.items.count) == batch.newCounts else {
+        guard let batch = update.sectionedBatch, oldItems.map(\.count) == batch.oldCounts, named.map(\.items.count) == batch.newCounts,
+              Self.identifiers(from: (oldSections, oldItems), to: named, follow: batch)
+        else {
             deleteAllItems()
             append(named)
             return named.map(\.section)
@@ -121,6 +123,40 @@ extension DiffableSnapshot {
                 row += 1
             }
         }
+    }
+
+    /// Whether `batch` starts from the identifiers `old` (the snapshot's) and leads to `named`:
+    /// what it moves is the same identifier at both ends, and what it keeps in place the same
+    /// identifiers on both sides (a snapshot that drifted from what the server diffed would
+    /// have the adapter name identifiers it lacks, and trap).
+    private static func identifiers(
+        from old: (sections: [SectionIdentifierType], items: [[ItemIdentifierType]]),
+        to named: [(section: SectionIdentifierType, items: [ItemIdentifierType])], follow batch: SectionedBatch
+    ) -> Bool {
+        let movesMatch = batch.sections.moved.allSatisfy { old.sections[$0.from] == named[$0.to].section }
+            && batch.rows.moved.allSatisfy { old.items[$0.from.section][$0.from.row] == named[$0.to.section].items[$0.to.row] }
+        guard movesMatch else { return false }
+        // What stays: the old side but for what is deleted or moved away, the new side but
+        // for what is inserted or moved in.
+        let leavingSections = Set(batch.sections.deleted + batch.sections.moved.map(\.from))
+        let arrivingSections = Set(batch.sections.inserted + batch.sections.moved.map(\.to))
+        let leavingRows = Set(batch.rows.deleted + batch.rows.moved.map(\.from))
+        let arrivingRows = Set(batch.rows.inserted + batch.rows.moved.map(\.to))
+        let deletedSections = Set(batch.sections.deleted)
+        let insertedSections = Set(batch.sections.inserted)
+        var keptOld = (sections: Set<SectionIdentifierType>(), items: Set<ItemIdentifierType>())
+        for (section, items) in zip(old.sections, old.items).enumerated() {
+            if !leavingSections.contains(section) { keptOld.sections.insert(items.0) }
+            guard !deletedSections.contains(section) else { continue }
+            for (row, item) in items.1.enumerated() where !leavingRows.contains(RowPath(section: section, row: row)) { keptOld.items.insert(item) }
+        }
+        var keptNew = (sections: Set<SectionIdentifierType>(), items: Set<ItemIdentifierType>())
+        for (section, entry) in named.enumerated() {
+            if !arrivingSections.contains(section) { keptNew.sections.insert(entry.section) }
+            guard !insertedSections.contains(section) else { continue }
+            for (row, item) in entry.items.enumerated() where !arrivingRows.contains(RowPath(section: section, row: row)) { keptNew.items.insert(item) }
+        }
+        return keptOld.sections == keptNew.sections && keptOld.items == keptNew.items
     }
 
     /// Throws when two sections, or two rows anywhere, of `named` share an identifier.

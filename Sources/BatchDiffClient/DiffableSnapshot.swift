@@ -3,7 +3,8 @@
 /// snapshot conforms (UIKitDiffableDataSource.swift); tests use a double that keeps its rules.
 ///
 /// The adapter (``apply(_:to:identifiers:rebuilding:)``) changes a snapshot by the batch the
-/// server sent, operation by operation, so it costs what changed (no whole diff on the phone).
+/// server sent, operation by operation: the snapshot's operations are what changed (no diff
+/// on the phone; reading the identifiers and checking them walks the collection once).
 public protocol DiffableSnapshot {
     associatedtype SectionIdentifierType: Hashable
     associatedtype ItemIdentifierType: Hashable

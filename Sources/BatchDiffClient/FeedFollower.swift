@@ -161,7 +161,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             let shown = held == nil ? collection : nil
             let update = shown.map { shown in
                 // More changes than `maxChanges`, as the server would answer them: a reload.
-                let batch = shown.recoveryBatch(to: next, identity: identity)
+                let batch = shown.recoveryBatch(to: next, identity: identity, idKey: configuration.idKey)
                 let fits = (batch?.sectionedBatch?.operationCount).map { $0 <= configuration.maxChanges ?? .max } ?? false
                 return fits ? batch! : .reload(oldCounts: shown.counts, newCounts: next.counts)
             } ?? changes.update
@@ -306,6 +306,9 @@ public struct FollowerConfiguration: Sendable {
     public var maxChanges: Int?
     /// Asks the server for the members that changed in each reloaded row.
     public var changedMembers: Bool
+    /// The feed's identity member (`id` by default): what names a ``JSON`` section header
+    /// when sections are paired on the device (after a 410; ``FeedModel``'s sections).
+    public var idKey: String
     /// Follows this window of the feed only (a list's rows, or a sectioned collection's
     /// sections): the follower holds the window's rows, and each update takes them to the
     /// window of the next version (rows scrolled out by inserts above are deleted, rows
@@ -318,7 +321,7 @@ public struct FollowerConfiguration: Sendable {
 
     public init(
         serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, window: FollowedWindow? = nil,
+        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, idKey: String = "id", window: FollowedWindow? = nil,
         onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
@@ -328,6 +331,7 @@ public struct FollowerConfiguration: Sendable {
         self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
         self.changedMembers = changedMembers
+        self.idKey = idKey
         self.window = window
         self.onRetry = onRetry
     }

@@ -6,8 +6,9 @@ import Observation
 /// through the Observation module: a view that reads ``rows`` (or ``sections``) is redrawn
 /// when a new version changes them.
 ///
-/// SwiftUI needs identities unique: a feed it shows should be created with
-/// `uniqueIdentities=true` (docs/feeds.md §3); a row whose identity repeats is shown once.
+/// SwiftUI needs identities unique (a `ForEach` over repeated ids shows wrong rows): a feed
+/// it shows should be created with `uniqueIdentities=true` (docs/feeds.md §3), so that a
+/// write that repeats one is refused.
 ///
 /// ```swift
 /// struct Timeline: View {
@@ -36,22 +37,26 @@ public final class FeedModel<Header: Decodable & Sendable, Item: Decodable & Sen
     /// Why following ended, when it did (a token refused, a feed id the server refuses).
     public private(set) var failure: (any Error)?
 
-    @ObservationIgnored private let follower: FeedFollower<Header, Item, Identity>
+    @ObservationIgnored private let configuration: FollowerConfiguration
     @ObservationIgnored private let identity: @Sendable (Item) -> Identity
+    /// What is shown, to follow on from when following starts again.
+    @ObservationIgnored private var shown: (version: Int, collection: FeedCollection<Header, Item>)?
 
     /// A model of feed `configuration.feed` (or of its `window`), empty until ``follow()``
     /// runs; `identity` says what makes two items the same row.
     public init(_ configuration: FollowerConfiguration, identity: @escaping @Sendable (Item) -> Identity) {
-        follower = FeedFollower(configuration, identity: identity)
+        self.configuration = configuration
         self.identity = identity
     }
 
     /// Follows the feed, showing each version as it comes, until the calling task is
     /// cancelled (a view's `.task { await model.follow() }` ends with the view) or the
-    /// follower ends with an error, kept in ``failure``.
+    /// follower ends with an error, kept in ``failure``. Called again (the view shown
+    /// again), it goes on from the version shown, not from nothing.
     public func follow() async {
+        failure = nil
         do {
-            for try await update in follower { show(update) }
+            for try await update in FeedFollower(configuration, from: configuration.window == nil ? shown : nil, identity: identity) { show(update) }
         } catch {
             failure = error
         }
@@ -65,9 +70,10 @@ public final class FeedModel<Header: Decodable & Sendable, Item: Decodable & Sen
             rows = items.map { FeedRow(id: identity($0), item: $0) }
             sections = []
         case .sectioned(let shown):
+            let idKey = configuration.idKey
             sections = shown.enumerated().map { index, section in
                 FeedSection(
-                    id: FeedCollection<Header, Item>.sectionIdentity(of: section.header) ?? AnyHashable(index), header: section.header,
+                    id: FeedCollection<Header, Item>.sectionIdentity(of: section.header, idKey: idKey) ?? AnyHashable(index), header: section.header,
                     rows: section.items.map { FeedRow(id: identity($0), item: $0) }
                 )
             }
@@ -75,6 +81,7 @@ public final class FeedModel<Header: Decodable & Sendable, Item: Decodable & Sen
         }
         version = update.version
         total = update.total
+        shown = (update.version, update.collection)
     }
 }
 
@@ -88,8 +95,8 @@ extension FeedRow: Sendable where Item: Sendable, Identity: Sendable {}
 extension FeedRow: Equatable where Item: Equatable {}
 
 /// A section of a ``FeedModel``: its header, its rows, and an identity from its header
-/// (a ``JSON`` header's `id`, an `Identifiable` header's `id`, a `Hashable` header itself;
-/// else its position).
+/// (a ``JSON`` header's ``FollowerConfiguration/idKey`` member, an `Identifiable` header's
+/// `id`, a `Hashable` header itself; else its position).
 public struct FeedSection<Header, Item, Identity: Hashable>: Identifiable {
     public let id: AnyHashable
     public let header: Header

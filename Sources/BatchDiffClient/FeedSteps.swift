@@ -1,3 +1,5 @@
+import BatchDiff
+
 /// `GET /feeds/{id}/changes?since=N&format=steps` (docs/batch-format.md §7): the changes as
 /// the steps an adapter of a flat list applies one after another (Android's
 /// `RecyclerView.Adapter`, a sectioned feed's headers each one position before its rows), with
@@ -12,6 +14,9 @@ public struct FeedSteps<Element> {
     /// The steps, or `nil` for a reload (more changes than `maxChanges`): show the collection
     /// afresh.
     public var steps: [FeedStep<Element>]?
+    /// The flat list's length before the steps and after (a sectioned collection's sections
+    /// and rows, each header one position).
+    public var counts: (old: Int, new: Int)
 }
 
 /// One step of a ``FeedSteps`` answer; positions count in the list as it is when the step
@@ -32,6 +37,8 @@ public enum FeedStep<Element> {
 /// An adapter of a flat list that is told each step (Android's `RecyclerView.Adapter`
 /// notifications, by the same names); its data is changed before each notification.
 public protocol StepUpdatable {
+    /// The positions the adapter shows now (`getItemCount()`).
+    var itemCount: Int { get }
     func notifyItemRangeRemoved(_ positionStart: Int, _ itemCount: Int)
     func notifyItemMoved(_ fromPosition: Int, _ toPosition: Int)
     func notifyItemRangeInserted(_ positionStart: Int, _ itemCount: Int)
@@ -43,9 +50,11 @@ public protocol StepUpdatable {
 
 extension FeedSteps {
     /// Tells `adapter` each step, after `apply` has made the adapter's list as the step
-    /// leaves it (or, for a reload, `reload` has made it the latest collection).
+    /// leaves it (or, for a reload, `reload` has made it the latest collection). An adapter
+    /// that does not show the count the steps start from (its list drifted from what the
+    /// server diffed) is reloaded instead: the steps would land on the wrong positions.
     public func perform(on adapter: some StepUpdatable, apply: (FeedStep<Element>) -> Void, reload: () -> Void) {
-        guard let steps else {
+        guard let steps, adapter.itemCount == counts.old else {
             reload()
             adapter.notifyDataSetChanged()
             return
@@ -63,14 +72,22 @@ extension FeedSteps {
 }
 
 extension FeedStep {
-    /// `list` as this step leaves it.
-    public func applied(to list: [Element]) -> [Element] {
+    /// `list` as this step leaves it; ``BatchError`` for a step whose positions are not in it.
+    public func applied(to list: [Element]) throws(BatchError) -> [Element] {
         var list = list
         switch self {
-        case .remove(let at, let count): list.removeSubrange(at..<Swift.min(at + count, list.count))
-        case .move(let from, let to): list.insert(list.remove(at: from), at: to)
-        case .insert(let at, let values): list.insert(contentsOf: values, at: at)
-        case .change(let at, let values, _): list.replaceSubrange(at..<at + values.count, with: values)
+        case .remove(let at, let count):
+            guard at >= 0, count >= 0, at <= list.count - count else { throw BatchError("remove \(count) at \(at) of a list of \(list.count)") }
+            list.removeSubrange(at..<at + count)
+        case .move(let from, let to):
+            guard list.indices.contains(from), list.indices.contains(to) else { throw BatchError("move \(from) to \(to) in a list of \(list.count)") }
+            list.insert(list.remove(at: from), at: to)
+        case .insert(let at, let values):
+            guard (0...list.count).contains(at) else { throw BatchError("insert at \(at) of a list of \(list.count)") }
+            list.insert(contentsOf: values, at: at)
+        case .change(let at, let values, _):
+            guard at >= 0, at <= list.count - values.count else { throw BatchError("change \(values.count) at \(at) of a list of \(list.count)") }
+            list.replaceSubrange(at..<at + values.count, with: values)
         }
         return list
     }
@@ -82,7 +99,11 @@ extension FeedStep: Equatable where Element: Equatable {}
 
 extension FeedSteps: Decodable where Element: Decodable {
     private enum Keys: String, CodingKey {
-        case feed, from, to, steps, reload
+        case feed, from, to, steps, reload, counts
+    }
+
+    private enum CountKeys: String, CodingKey {
+        case old, new
     }
 
     public init(from decoder: any Decoder) throws {
@@ -91,6 +112,15 @@ extension FeedSteps: Decodable where Element: Decodable {
         from = try answer.decode(Int.self, forKey: .from)
         to = try answer.decode(Int.self, forKey: .to)
         steps = try answer.decodeIfPresent(Bool.self, forKey: .reload) == true ? nil : try answer.decode([FeedStep<Element>].self, forKey: .steps)
+        // A list's counts are its lengths; a sectioned collection's, its sections' rows (the
+        // flat list adds a header for each).
+        let counts = try answer.nestedContainer(keyedBy: CountKeys.self, forKey: .counts)
+        let flat = { (key: CountKeys) throws -> Int in
+            if let count = try? counts.decode(Int.self, forKey: key) { return count }
+            let sections = try counts.decode([Int].self, forKey: key)
+            return sections.count + sections.reduce(0, +)
+        }
+        self.counts = (try flat(.old), try flat(.new))
     }
 }
 

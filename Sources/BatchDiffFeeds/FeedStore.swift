@@ -73,6 +73,10 @@ public protocol FeedStore: Sendable {
 }
 
 extension FeedStore {
+    /// A store that keeps no batches with its versions: windows are seen through the whole
+    /// diff.
+    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? { nil }
+
     /// Up to `limit` feeds with ids above `after`, whatever their prefix.
     public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
         try await list(after: after, prefix: "", limit: limit)

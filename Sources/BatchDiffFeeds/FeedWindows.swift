@@ -79,48 +79,70 @@ extension Feeds {
         )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // From version 0 (all inserts) and from the latest (none), no batch.
-            var whole: ComputedAnswer?
-            var seen: SeenWindow?
-            if since != 0 && since != latest.version {
-                let kept = withMembers ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
-                // The versions' batches, unless together they outweigh the collection's text
-                // (then a diff of the whole versions costs no more).
-                let stored = withMembers || kept != nil
-                    ? nil : try await store.batches(of: id, after: since, through: latest.version).flatMap { batches in
-                        batches.reduce(0) { $0 + $1.count } <= latest.textCount ? batches : nil
-                    }
-                metrics.windowBatches[kept != nil ? .kept : stored != nil ? .versions : .whole]?.increment()
-                if let stored {
-                    seen = try await Workers.run { () throws(FeedError) in try SeenWindow(across: stored.map(JSONBatch.init(stored:)), window: window) }
-                } else {
-                    let answer = if let kept { kept } else {
-                        try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
-                    }
-                    whole = answer
-                    let batch = answer.batch
-                    seen = try await Workers.run { () throws(FeedError) in try batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
-                }
+            let changes = since == 0 || since == latest.version ? nil : try await seenWindow(of: id, since: since, latest: found, window: window, withMembers: withMembers)
+            var content = try await windowContent(changes?.seen, of: found, id: id, since: since, window: window)
+            if content == nil {
+                // Kept batches that do not lead to the latest rows (a damaged store): seen
+                // through the whole diff after all.
+                metrics.windowBatches[.whole]?.increment()
+                let whole = try await self.changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
+                let seen = try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
+                content = try await windowContent(seen, of: found, id: id, since: since, window: window)
             }
-            let seenWindow = seen
-            var content = try await reading(found, of: id) { rows throws(FeedError) in
-                switch (rows, seenWindow) {
-                case (.list(let list), nil): Self.window(of: list, since: since, window: window)
-                case (.list(let list), .list(let seen, let oldTotal)?):
-                    WindowContent(seen, of: list, from: min(window.offset, list.order.count), total: (oldTotal, list.order.count))
-                case (.sectioned(let sections), nil): Self.window(of: sections, since: since, window: window)
-                case (.sectioned(let sections), .sectioned(let seen, let oldTotal)?):
-                    WindowContent(seen, of: sections, nodes: Self.nodes(of: sections, window: window), from: min(window.offset, sections.order.count), total: (oldTotal, sections.order.count))
-                default:
-                    throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
-                }
-            }
-            if withMembers { content.takeChangedMembers(from: whole, offset: window.offset) }
+            guard var content else { throw .internalFailure("feed \(id): the whole batch does not lead to the latest rows") }
+            if withMembers { content.takeChangedMembers(from: changes?.whole, offset: window.offset) }
             if let answering { content.total.old = answering.oldTotal }
             let written = content
             return try await Workers.run { () throws(FeedError) in
                 try FeedAnswers.window(written, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: window.offset, format: format)
             }
         })
+    }
+
+    /// `window` seen through the whole collection's batch from `since` to `found`, feed
+    /// `id`'s latest: the one kept with the write, else the batches the store keeps with the
+    /// versions between (unless they outweigh the collection's text, or do not read back),
+    /// else the whole answer (with `withMembers`, asked with them, and returned for them).
+    private func seenWindow(
+        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, withMembers: Bool
+    ) async throws(FeedError) -> (seen: SeenWindow?, whole: ComputedAnswer?) {
+        let latest = found.snapshot
+        let kept = withMembers ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
+        if kept == nil, !withMembers, let stored = try await store.batches(of: id, after: since, through: latest.version),
+           stored.reduce(0, { $0 + $1.count }) <= latest.textCount,
+           let seen = try? await Workers.run({ () throws(FeedError) in try SeenWindow(across: stored.map(JSONBatch.init(stored:)), window: window) }) {
+            metrics.windowBatches[.versions]?.increment()
+            return (seen, nil)
+        }
+        metrics.windowBatches[kept != nil ? .kept : .whole]?.increment()
+        let whole = if let kept { kept } else { try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers)) }
+        let seen = try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
+        return (seen, whole)
+    }
+
+    /// The window's content at `found`, feed `id`'s latest, as `seen` takes it there (`nil`:
+    /// from 0, or from the latest); `nil` when `seen` does not lead to the latest rows.
+    private func windowContent(_ seen: SeenWindow?, of found: StoredSnapshot, id: FeedID, since: Int, window: FeedWindow) async throws(FeedError) -> WindowContent? {
+        try await reading(found, of: id) { rows throws(FeedError) -> WindowContent? in
+            switch (rows, seen) {
+            case (.list(let list), nil): Self.window(of: list, since: since, window: window)
+            case (.list(let list), .list(let seen, let oldTotal, let newTotal)?):
+                newTotal == list.order.count ? WindowContent(seen, of: list, from: min(window.offset, list.order.count), total: (oldTotal, newTotal)) : nil
+            case (.sectioned(let sections), nil): Self.window(of: sections, since: since, window: window)
+            case (.sectioned(let sections), .sectioned(let seen, let oldTotal, let newTotal)?):
+                Self.window(of: sections, seen: seen, total: (oldTotal, newTotal), window: window)
+            default:
+                throw FeedError.internalFailure("feed \(id): a batch of another shape than the feed")
+            }
+        }
+    }
+
+    /// The content of `window` of `sections`, the latest sectioned collection, as `seen`
+    /// takes it there; `nil` when `seen`'s sections are not the latest's.
+    private static func window(of sections: borrowing SectionedRows, seen: SectionedBatchWindow, total: (old: Int, new: Int), window: FeedWindow) -> WindowContent? {
+        let nodes = Self.nodes(of: sections, window: window)
+        guard total.new == sections.order.count, seen.batch.newCounts == nodes.map({ sections[$0].rows.count }) else { return nil }
+        return WindowContent(seen, of: sections, nodes: nodes, from: min(window.offset, sections.order.count), total: total)
     }
 
     /// `window` of `list`, the latest list, from version `since`: 0, where every row is
@@ -172,8 +194,8 @@ extension Feeds {
 /// since the client's), and the collection's rows (sections) before them: made from the
 /// batches alone, before the latest rows are read.
 private enum SeenWindow: Sendable {
-    case list(ListBatchWindow, oldTotal: Int)
-    case sectioned(SectionedBatchWindow, oldTotal: Int)
+    case list(ListBatchWindow, oldTotal: Int, newTotal: Int)
+    case sectioned(SectionedBatchWindow, oldTotal: Int, newTotal: Int)
 
     /// `window` across `batches`, of consecutive versions.
     init(across batches: [JSONBatch], window: FeedWindow) throws(FeedError) {
@@ -182,12 +204,15 @@ private enum SeenWindow: Sendable {
             case .list(let first)?:
                 let lists = batches.compactMap { if case .list(let batch) = $0 { batch } else { nil } }
                 guard lists.count == batches.count else { break }
-                self = .list(try ListBatchWindow(across: lists, offset: window.offset, limit: window.limit), oldTotal: first.oldCount)
+                self = .list(try ListBatchWindow(across: lists, offset: window.offset, limit: window.limit), oldTotal: first.oldCount, newTotal: lists.last!.newCount)
                 return
             case .sectioned(let first)?:
                 let sectioned = batches.compactMap { if case .sectioned(let batch) = $0 { batch } else { nil } }
                 guard sectioned.count == batches.count else { break }
-                self = .sectioned(try SectionedBatchWindow(across: sectioned, offset: window.offset, limit: window.limit), oldTotal: first.oldCounts.count)
+                self = .sectioned(
+                    try SectionedBatchWindow(across: sectioned, offset: window.offset, limit: window.limit),
+                    oldTotal: first.oldCounts.count, newTotal: sectioned.last!.newCounts.count
+                )
                 return
             case nil:
                 break

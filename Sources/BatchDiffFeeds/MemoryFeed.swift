@@ -166,6 +166,9 @@ final class MemoryFeed: Sendable {
         mutate { state in
             guard state.versions.count > 1 else { return false }
             state.versionBytes -= state.versions.removeFirst().byteEstimate
+            // The new oldest version's batch, from one no longer retained, is never read.
+            state.versionBytes -= state.versions[0].batch.capacity
+            state.versions[0].batch = []
             return true
         }
     }

@@ -10,8 +10,9 @@ struct StoredVersion: Sendable {
     var text: KeptText?
     /// The answers of the writes under an `Idempotency-Key` that made or found this version.
     var keptAnswers: [KeptAnswer] = []
-    /// The batch from the version before (``JSONBatch/stored``); empty when the write made none.
-    let batch: [UInt8]
+    /// The batch from the version before (``JSONBatch/stored``); empty when the write made
+    /// none, and once this is the oldest version retained (a window is seen only from it).
+    var batch: [UInt8]
 
     init(number: Int, sequence: Int, batch: [UInt8] = []) {
         self.number = number

@@ -56,7 +56,7 @@ struct FollowCommand: AsyncParsableCommand {
         let follower = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(
                 serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait,
-                window: window.map(FollowedWindow.init)
+                idKey: idKey, window: window.map(FollowedWindow.init)
             ) { [feed] reason, seconds in
                 FileHandle.standardError.write(Data("follow \(feed): \(reason); trying again in \(String(format: "%.1f", seconds)) s\n".utf8))
             }

@@ -126,6 +126,13 @@ final class DiffableSnapshotTests: XCTestCase {
         try snapshot.apply(.list(batch(from: old + [Element(id: 9)], to: old)), to: FeedCollection<Element, Element>.list(old), identifiers: identifiers)
         XCTAssertEqual(snapshot.sections.first?.items, [1, 2])
         XCTAssertEqual(snapshot.calls.filter { $0 == "deleteAllItems" }.count, 2)
+        // Counts that fit but identifiers that do not (the snapshot names the rows otherwise):
+        // inserting 3 where 3 already is would trap; the snapshot is filled whole instead.
+        var other = Snapshot()
+        try other.append(FeedCollection<Element, Element>.list([Element(id: 3), Element(id: 7)]), identifiers: identifiers)
+        try other.apply(.list(batch(from: old, to: new)), to: FeedCollection<Element, Element>.list(new), identifiers: identifiers)
+        XCTAssertEqual(other.sections.first?.items, [2, 3])
+        XCTAssertEqual(other.traps, [])
         let before = snapshot
         let repeated = [Element(id: 1), Element(id: 1)]
         XCTAssertThrowsError(try snapshot.apply(.list(batch(from: old, to: repeated)), to: FeedCollection<Element, Element>.list(repeated), identifiers: identifiers))

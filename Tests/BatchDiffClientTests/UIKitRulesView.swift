@@ -8,7 +8,7 @@ struct InternalInconsistencyException: Error, CustomStringConvertible {
 
 /// A table view double that keeps UIKit's rules for `performBatchUpdates`: every index in
 /// range and named once, no row operation inside a section deleted or inserted, no row
-/// both deleted (or reloaded, or reconfigured) and moved, none both reloaded and reconfigured, and, after the updates, rows per section equal to
+/// both deleted (or reloaded) and moved, rows reconfigured only after the batch and shown, and, after the updates, rows per section equal to
 /// what the data source then says: the old count, minus deletes and moves out, plus
 /// inserts and moves in. A broken rule is recorded as the exception UIKit would raise.
 ///
@@ -23,7 +23,8 @@ final class UIKitRulesView: BatchUpdatable {
     private(set) var exception: InternalInconsistencyException?
     private(set) var reloads = 0
     private(set) var refreshedHeaders: [Int] = []
-    /// The rows of the last batch reloaded, and reconfigured (old index paths).
+    /// The rows the last batch reloaded (old index paths), and those reconfigured after it
+    /// (new index paths).
     private(set) var lastReloaded: [RowPath] = []
     private(set) var lastReconfigured: [RowPath] = []
 
@@ -36,7 +37,6 @@ final class UIKitRulesView: BatchUpdatable {
         var deletedRows: [RowPath] = []
         var insertedRows: [RowPath] = []
         var reloadedRows: [RowPath] = []
-        var reconfiguredRows: [RowPath] = []
         var movedRows: [Move<RowPath>] = []
     }
 
@@ -51,7 +51,7 @@ final class UIKitRulesView: BatchUpdatable {
         let operations = pending!
         pending = nil
         lastReloaded = operations.reloadedRows
-        lastReconfigured = operations.reconfiguredRows
+        lastReconfigured = []
         do {
             try check(operations)
             displayedRowCounts = dataSourceCounts()
@@ -66,7 +66,14 @@ final class UIKitRulesView: BatchUpdatable {
     func delete(rows: [RowPath]) { pending!.deletedRows += rows }
     func insert(rows: [RowPath]) { pending!.insertedRows += rows }
     func reload(rows: [RowPath]) { pending!.reloadedRows += rows }
-    func reconfigure(rows: [RowPath]) { pending!.reconfiguredRows += rows }
+    /// Reconfigures rows after a batch: each must be shown, and named once.
+    func reconfigure(rows: [RowPath]) {
+        lastReconfigured = rows
+        guard pending == nil else { return exception = InternalInconsistencyException(description: "reconfigure inside the batch") }
+        guard Set(rows).count == rows.count, rows.allSatisfy({ displayedRowCounts.indices.contains($0.section) && (0..<displayedRowCounts[$0.section]).contains($0.row) }) else {
+            return exception = InternalInconsistencyException(description: "reconfigure of rows not shown, or named twice: \(rows)")
+        }
+    }
     func move(row: RowPath, to: RowPath) { pending!.movedRows.append(Move(from: row, to: to)) }
     func refresh(headers: [Int]) { refreshedHeaders += headers }
 
@@ -101,8 +108,7 @@ final class UIKitRulesView: BatchUpdatable {
         let surviving = Set(newSectionOfOld.compactMap { $0 })
         // Rows.
         let rowsLeaving = operations.deletedRows + operations.movedRows.map(\.from)
-        let marked = operations.reloadedRows + operations.reconfiguredRows
-        for path in rowsLeaving + marked {
+        for path in rowsLeaving + operations.reloadedRows {
             guard old.indices.contains(path.section), !operations.deletedSections.contains(path.section) else {
                 throw fail("row \(path) is in a section that is deleted or does not exist")
             }
@@ -115,8 +121,8 @@ final class UIKitRulesView: BatchUpdatable {
         }
         guard Set(rowsLeaving).count == rowsLeaving.count else { throw fail("a row deleted or moved twice in \(rowsLeaving)") }
         guard Set(rowsArriving).count == rowsArriving.count else { throw fail("a row inserted or moved to twice in \(rowsArriving)") }
-        guard Set(marked).count == marked.count, Set(marked).isDisjoint(with: rowsLeaving) else {
-            throw fail("attempt to reload or reconfigure a row that is deleted or moved, or twice: \(marked)")
+        guard Set(operations.reloadedRows).count == operations.reloadedRows.count, Set(operations.reloadedRows).isDisjoint(with: rowsLeaving) else {
+            throw fail("attempt to reload a row that is deleted or moved, or twice: \(operations.reloadedRows)")
         }
         for (oldSection, landing) in newSectionOfOld.enumerated() {
             guard let newSection = landing else { continue }

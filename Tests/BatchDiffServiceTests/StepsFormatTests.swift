@@ -139,14 +139,22 @@ final class StepsFormatTests: ServerTestCase {
             guard case .sectioned(let sections) = try collection(text) else { return [] }
             return sections.flatMap { [$0.header] + $0.items }
         }
-        let adapter = AdapterDouble()
         var list = try flat(old)
-        steps.perform(on: adapter, apply: { list = $0.applied(to: list) }, reload: { XCTFail("not a reload") })
+        let adapter = AdapterDouble(count: list.count)
+        steps.perform(on: adapter, apply: { list = (try? $0.applied(to: list)) ?? [] }, reload: { XCTFail("not a reload") })
         XCTAssertEqual(list, try flat(new))
         XCTAssertEqual(adapter.payloads[1], ["t"], "the header's changed member: \(adapter.payloads)")
         XCTAssertEqual(adapter.payloads[2], ["v", "w"], "row 1's: \(adapter.payloads)")
         XCTAssertEqual(adapter.payloads.count, 2)
         XCTAssertEqual(adapter.inserted, 1, "section B's header")
+        // An adapter that drifted (one position short) is reloaded, not stepped; a step that
+        // does not fit a list is an error, never a trap.
+        let drifted = AdapterDouble(count: 2)
+        var reloaded = false
+        steps.perform(on: drifted, apply: { _ in XCTFail("stepped a drifted adapter") }, reload: { reloaded = true })
+        XCTAssertTrue(reloaded)
+        XCTAssertThrowsError(try FeedStep<JSON>.remove(at: 5, count: 1).applied(to: [1, 2, 3]))
+        XCTAssertThrowsError(try FeedStep<JSON>.move(from: 0, to: 3).applied(to: [1, 2, 3]))
     }
 }
 
@@ -154,6 +162,11 @@ final class StepsFormatTests: ServerTestCase {
 private final class AdapterDouble: StepUpdatable {
     var payloads: [Int: [String]?] = [:]
     var inserted = 0
+    let itemCount: Int
+
+    init(count: Int) {
+        itemCount = count
+    }
 
     func notifyItemRangeRemoved(_ positionStart: Int, _ itemCount: Int) {}
     func notifyItemMoved(_ fromPosition: Int, _ toPosition: Int) {}
