@@ -33,7 +33,8 @@ struct Problem: Error {
                 output.integer(member.value)
             }
         }
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: output.bytes)
+        // Never kept by a cache: a 410 or a 503 is of this moment.
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/problem+json"), ("Cache-Control", "no-store")] + headers, body: output.bytes)
     }
 }
 

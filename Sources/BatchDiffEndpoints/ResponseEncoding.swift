@@ -67,7 +67,9 @@ struct ResponseEncoding: Sendable {
     func encoded(_ response: HTTPResponse) -> HTTPResponse {
         guard response.body.count > Self.minimumSize else { return response }
         var encoded = response
-        encoded.headers.append(("Vary", "Accept-Encoding"))
+        if !response.headers.contains(where: { $0.name.lowercased() == "vary" && $0.value.contains("Accept-Encoding") }) {
+            encoded.headers.append(("Vary", "Accept-Encoding"))
+        }
         guard acceptsGzip else { return encoded }
         encoded.body = response.gzippedBody?() ?? Gzip.compress(response.body)
         encoded.gzippedBody = nil

@@ -14,6 +14,9 @@ public struct ServiceConfiguration: Sendable {
     /// When set, the parked long polls and event streams one client may hold at once
     /// (docs/security.md): beyond it, 429 `too_many_streams`.
     public var maxStreamsPerClient: Int?
+    /// Whether every feed is readable by every holder of a token, so that shared caches may
+    /// keep answers to requests that carried one (`Cache-Control: public`; else `private`).
+    public var publicFeeds = false
     /// Bytes all feeds may hold in memory (the answers kept and what the store keeps in memory).
     public var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.

@@ -36,6 +36,16 @@ enum Environment {
         string(variable.rawValue).flatMap { Int($0) } ?? value
     }
 
+    /// The variable's truth: `true` or `1`, `false` or `0` (unset: false); a usage error
+    /// for anything else.
+    static func bool(_ name: String) throws -> Bool {
+        switch string(name) {
+        case nil, "false", "0": false
+        case "true", "1": true
+        case let text?: throw ValidationError("\(name)=\(text) is neither true nor false")
+        }
+    }
+
     /// Throws a usage error naming the first of `variables` set to something that is not
     /// an integer.
     static func validate(_ variables: [IntegerVariable]) throws {

@@ -63,6 +63,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Parked long polls and event streams one client may hold at once, beyond which it gets 429 too_many_streams; a client is a signed token's sub, else its token, else its address (behind a proxy, the proxy's for every client); 0: no limit (BATCHDIFF_MAX_STREAMS_PER_CLIENT).")
     var maxStreamsPerClient = Environment.integer(.maxStreamsPerClient, default: 0)
 
+    @Flag(help: "Every feed is readable by every holder of a token: shared caches may keep answers to requests that carried one (Cache-Control: public; else private). BATCHDIFF_PUBLIC_FEEDS=true sets it too.")
+    var publicFeeds = false
+
     @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")
     var store = Environment.string("BATCHDIFF_STORE", default: "memory")
 
@@ -98,6 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must not be negative")
         }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
+        _ = try Environment.bool("BATCHDIFF_PUBLIC_FEEDS")
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
             throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(ConninfoRedaction.redacted(store).debugDescription)")
         }
@@ -138,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         service.maxStreamsPerClient = maxStreamsPerClient > 0 ? maxStreamsPerClient : nil
+        service.publicFeeds = try publicFeeds || Environment.bool("BATCHDIFF_PUBLIC_FEEDS")
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
         service.eventHeartbeat = eventHeartbeat

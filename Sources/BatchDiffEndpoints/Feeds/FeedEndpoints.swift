@@ -157,6 +157,11 @@ extension BatchDiffService {
     func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let grant = credentials.grant
         let (id, since, wait, options, window) = try await changesQuestion(name, request, since: nil)
+        if let to = try Self.rangeEnd(request, since: since) {
+            guard window == nil else { throw Problem.badQuery("to: a range is of the whole collection, not of a window") }
+            let answer = try await feedCall { () async throws(FeedError) in try await self.feeds.changes(of: id, since: since, to: to, options: options) }
+            return changesResponse(answer, caching: cacheControl(request, maxAge: 31_536_000) + ", immutable")
+        }
         let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
         let client = credentials.client(of: request)
         if wait > 0 {
@@ -171,12 +176,37 @@ extension BatchDiffService {
         if grant != nil, waiting < .seconds(wait), answer.latest == since {
             throw Problem.invalidToken("the token expired while the request waited")
         }
-        // A JSON Patch is the bare array; its ETag names the version it leads to. A request
-        // that accepts an event stream is answered with one instead (FeedEvents.swift).
-        guard answer.isPatch else { return .json(200, shared: answer.answer, headers: [("Vary", "Accept")]) }
-        return .json(
-            200, shared: answer.answer, type: "application/json-patch+json", headers: [("ETag", EntityTag.of(version: answer.latest)), ("Vary", "Accept")]
-        )
+        // A long poll that found nothing new is not kept by a cache: the next version comes
+        // under the same URL. One that holds a batch, or a plain question, is kept a second,
+        // so a cache that collapses the same question asks once a version.
+        let unchanged = wait > 0 && answer.latest == since
+        return changesResponse(answer, caching: unchanged ? "no-store" : cacheControl(request, maxAge: 1))
+    }
+
+    /// A `changes` answer with its caching (docs/feeds.md §5.4): `Cache-Control`, an `ETag`
+    /// naming the version it leads to, and `Vary` on what picks its bytes. A JSON Patch is
+    /// the bare array. A request that accepts an event stream is answered with one instead
+    /// (FeedEvents.swift).
+    private func changesResponse(_ answer: ChangesAnswer, caching: String) -> HTTPResponse {
+        let headers = [
+            ("ETag", EntityTag.of(version: answer.latest)), ("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding"),
+        ]
+        return .json(200, shared: answer.answer, type: answer.isPatch ? "application/json-patch+json" : "application/json", headers: headers)
+    }
+
+    /// Who may keep an answer for `maxAge` seconds: shared caches, unless the request
+    /// carried a token (then the client alone), or every feed is public (`--public-feeds`).
+    private func cacheControl(_ request: HTTPRequest, maxAge: Int) -> String {
+        let shared = configuration.publicFeeds || request.header("authorization") == nil
+        return "\(shared ? "public" : "private"), max-age=\(maxAge)"
+    }
+
+    /// The end of a range of versions (`to`), when the request names one: at least `since`.
+    private static func rangeEnd(_ request: HTTPRequest, since: Int) throws(Problem) -> Int? {
+        guard let text = request.query["to"] else { return nil }
+        guard let to = Int(text), to >= 0 else { throw Problem.badQuery("to: expected a version number, not \(text.debugDescription)") }
+        guard to >= since else { throw Problem.badQuery("to: \(to) is below since \(since): a range runs forward") }
+        return to
     }
 
     /// What a `changes` request asks: the feed, the version the client holds (`given`, else

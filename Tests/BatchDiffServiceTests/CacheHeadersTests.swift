@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+/// What `changes` answers say a cache may keep (docs/feeds.md §5.4): a range of versions
+/// for good, the same bytes every time; a plain question or a long poll that holds a batch
+/// for a second; an empty long poll, a problem document and a stream not at all; answers to
+/// requests that carried a token only for the client, unless every feed is public.
+final class CacheHeadersTests: ServerTestCase {
+    private func versions(_ client: HTTPClient, _ feed: String, _ texts: [String]) throws -> [Int] {
+        try texts.map { assertVersion(try client.put("/feeds/\(feed)", $0)) }
+    }
+
+    func testARangeIsImmutableAndTheSameBytesEveryTime() throws {
+        let client = try startServer(["--max-versions", "3"]).client
+        let v = try versions(client, "r", ["[1, 2]", "[2, 3]", "[3, 4, 5]"])
+        let range = try client.get("/feeds/r/changes?since=\(v[0])&to=\(v[1])")
+        XCTAssertEqual(range.status, 200)
+        XCTAssertEqual(range.header("Cache-Control"), "public, max-age=31536000, immutable")
+        XCTAssertEqual(range.header("ETag"), "\"\(v[1])\"")
+        XCTAssertEqual(range.header("Vary"), "Accept, Accept-Encoding")
+        let answer = assertJSON(range)
+        XCTAssertEqual(int(answer["from"]), v[0])
+        XCTAssertEqual(int(answer["to"]), v[1], "the range's end, not the latest")
+        XCTAssertEqual(canonicalJSON(answer["values"] ?? [:]), canonicalJSON(["rows": ["inserted": [3], "reloaded": [Any]()]]))
+        // The same bytes again, after another version and from another connection.
+        assertVersion(try client.put("/feeds/r", "[5]"), v[2] + 1)
+        XCTAssertEqual(try client.get("/feeds/r/changes?since=\(v[0] + 1)&to=\(v[1])").status, 200, "a range of one version is empty")
+        XCTAssertEqual(try client.get("/feeds/r/changes?since=\(v[1])&to=\(v[2])").text, try client.get("/feeds/r/changes?since=\(v[1])&to=\(v[2])").text)
+        // gzip: its own strong tag, naming the same version.
+        let big = "[" + (0..<400).map { #"{"id": \#($0), "t": "row \#($0)"}"# }.joined(separator: ",") + "]"
+        let w = try versions(client, "g", ["[]", big])
+        let gzip = try client.get("/feeds/g/changes?since=\(w[0])&to=\(w[1])", headers: ["Accept-Encoding": "gzip"])
+        XCTAssertEqual(gzip.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(gzip.header("ETag"), "\"\(w[1])-gzip\"")
+        XCTAssertEqual(gzip.header("Vary"), "Accept, Accept-Encoding", "one Vary, naming both")
+        // A JSON Patch of a range, likewise.
+        let patch = try client.get("/feeds/r/changes?since=\(v[1])&to=\(v[2])&format=json-patch")
+        XCTAssertEqual(patch.header("Content-Type"), "application/json-patch+json")
+        XCTAssertEqual(patch.header("Cache-Control"), "public, max-age=31536000, immutable")
+    }
+
+    func testRangesThatCannotBeAnsweredAreRefusedAndNeverKept() throws {
+        let client = try startServer(["--max-versions", "2"]).client
+        let v = try versions(client, "e", ["[1]", "[2]", "[3]"])
+        let past = assertProblem(try client.get("/feeds/e/changes?since=\(v[1])&to=\(v[2] + 1)"), 410, "version_gone")
+        XCTAssertEqual(int(past["latest"]), v[2])
+        let gone = try client.get("/feeds/e/changes?since=\(v[0])&to=\(v[2])")
+        assertProblem(gone, 410, "version_gone")
+        XCTAssertEqual(gone.header("Cache-Control"), "no-store", "a 410 is of this moment")
+        assertProblem(try client.get("/feeds/e/changes?since=\(v[2])&to=\(v[1])"), 400, "invalid_query")
+        assertProblem(try client.get("/feeds/e/changes?since=\(v[1])&to=soon"), 400, "invalid_query")
+        assertProblem(try client.get("/feeds/e/changes?since=\(v[1])&to=\(v[2])&offset=0&limit=5"), 400, "invalid_query")
+        assertProblem(try client.get("/feeds/e/changes?since=\(v[1])&to=\(v[2])", headers: ["Accept": "text/event-stream"]), 400, "invalid_query")
+        XCTAssertEqual(try client.get("/feeds/nope/changes?since=0").header("Cache-Control"), "no-store")
+    }
+
+    func testPlainQuestionsAndLongPollsAreKeptASecondAtMost() throws {
+        let client = try startServer().client
+        let v = try versions(client, "p", ["[1]", "[1, 2]"])
+        let plain = try client.get("/feeds/p/changes?since=\(v[0])")
+        XCTAssertEqual(plain.header("Cache-Control"), "public, max-age=1")
+        XCTAssertEqual(plain.header("ETag"), "\"\(v[1])\"")
+        // A long poll that ends empty is not kept: the next version comes under this URL.
+        let empty = try client.get("/feeds/p/changes?since=\(v[1])&wait=1")
+        XCTAssertEqual(empty.status, 200)
+        XCTAssertEqual(empty.header("Cache-Control"), "no-store")
+        // One that holds a batch is kept a second.
+        let holding = try client.get("/feeds/p/changes?since=\(v[0])&wait=5")
+        XCTAssertEqual(holding.header("Cache-Control"), "public, max-age=1")
+    }
+
+    func testAnswersToTokensArePrivateUnlessFeedsArePublic() throws {
+        for (flags, expected) in [([String](), "private, max-age=1"), (["--public-feeds"], "public, max-age=1")] {
+            let server = try startServer(["--read-token", "reader"] + flags)
+            let v = assertVersion(try server.client.put("/feeds/t", "[1]", headers: ["Authorization": "Bearer reader"]))
+            let answer = try server.client.get("/feeds/t/changes?since=0", headers: ["Authorization": "Bearer reader"])
+            XCTAssertEqual(answer.header("Cache-Control"), expected, "\(flags)")
+            let range = try server.client.get("/feeds/t/changes?since=0&to=\(v)", headers: ["Authorization": "Bearer reader"])
+            XCTAssertEqual(range.header("Cache-Control"), expected.replacingOccurrences(of: "max-age=1", with: "max-age=31536000, immutable"))
+        }
+    }
+}
