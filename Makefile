@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -117,6 +117,11 @@ bench-small-feeds: release
 # window, a deep page, a window's changes after a one-row write; three runs.
 bench-windows: release
 	scripts/bench-windows.py .build/release/batchdiff
+
+# Followers of one feed through the caching nginx template: upstream requests per version
+# for 300 and 3,000 followers (nginx from make deps-test).
+bench-cache: deps-test release
+	scripts/bench-cache.py .build/release/batchdiff
 
 # The differ against DifferenceKit built beside it, same workloads, same run. DK is a
 # checkout of DifferenceKit (never committed here).

@@ -94,13 +94,18 @@ final class NginxProcess {
     private let process = Process()
     private let directory: URL
 
-    init(replicas: [UInt16]) throws {
+    /// The error log's lines so far.
+    var errorLog: String { (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
+
+    /// nginx with the template `template` of `deploy/nginx/` (a cache's files in its
+    /// directory), in front of `replicas`.
+    init(replicas: [UInt16], template: String = "batchdiff.conf.template") throws {
         port = try freeLoopbackPort()
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("batchdiff-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx/batchdiff.conf.template")
+        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx/\(template)")
         var site = try String(contentsOf: template, encoding: .utf8)
-        let variables = ["NGINX_PORT": "127.0.0.1:\(port)"].merging(
+        let variables = ["NGINX_PORT": "127.0.0.1:\(port)", "NGINX_CACHE_DIR": directory.appendingPathComponent("cache").path].merging(
             replicas.enumerated().map { ("BATCHDIFF_REPLICA_\($0.offset + 1)", "127.0.0.1:\($0.element)") }
         ) { $1 }
         for (name, value) in variables { site = site.replacingOccurrences(of: "${\(name)}", with: value) }
@@ -111,7 +116,8 @@ final class NginxProcess {
             master_process off;
             pid \(path)/nginx.pid;
             error_log \(path)/error.log warn;
-            events { worker_connections 1024; }
+            worker_rlimit_nofile 16384;
+            events { worker_connections 8192; }
             http {
                 access_log off;
                 client_body_temp_path \(path)/body;
