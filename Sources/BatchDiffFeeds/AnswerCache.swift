@@ -28,6 +28,10 @@ final class AnswerCache: Sendable {
         /// The changes of a window from `since`, answered as from `from` (the client's version,
         /// its window the same at `since`), in `format`, with `changedMembers` or not.
         case window(since: Int, from: Int, FeedWindow, format: AnswerOptions.Format, changedMembers: Bool)
+        /// A range's changes from `since` (to the question's `latest`), always the differ's:
+        /// never an answer a write kept (a patch's batch may differ from the differ's), so the
+        /// same range is the same bytes wherever and whenever it is asked.
+        case range(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
 
         /// The changes from `since` as `options` ask for them, `maxChanges` aside.
         static func changes(since: Int, options: AnswerOptions) -> Asked {

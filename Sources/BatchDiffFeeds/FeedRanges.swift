@@ -1,8 +1,8 @@
 import BatchDiffJSON
 
 /// Ranges of versions: the batch from one retained version to another, not only to the
-/// latest (docs/feeds.md §5.4). The same range is always the same answer, byte for byte, so
-/// caches in front keep it for good.
+/// latest (docs/feeds.md §5.4). The same range is always the same answer, byte for byte (the
+/// differ's, never a batch a patch made), on every server, so caches in front keep it for good.
 extension Feeds {
     /// The batch from version `since` of feed `id` to version `to` (at most the latest, both
     /// retained, `since` at most `to`), as `options` ask for it.
@@ -21,7 +21,7 @@ extension Feeds {
         }
         let answer: ComputedAnswer
         do throws(FeedError) {
-            answer = try await changes(of: id, since: since, latest: target, options: options)
+            answer = try await changes(of: id, since: since, latest: target, options: options, isRange: true)
         } catch .versionGone {
             // Named with the feed's latest, where a client starts again.
             throw .versionGone(id, since: since, latest: latest)

@@ -318,13 +318,18 @@ public final class Feeds: Sendable {
         return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: found.snapshot.version, operationCount: answer.operationCount)
     }
 
-    /// The answer from version `since` of feed `id` to `found`, its latest, as `options`
-    /// ask for it (`maxChanges` aside): kept, or computed once however many ask.
-    func changes(of id: FeedID, since: Int, latest found: StoredSnapshot, options: AnswerOptions) async throws(FeedError) -> ComputedAnswer {
+    /// The answer from version `since` of feed `id` to `found`, its latest (or, for a
+    /// range, the version it ends at), as `options` ask for it (`maxChanges` aside): kept, or
+    /// computed once however many ask.
+    func changes(
+        of id: FeedID, since: Int, latest found: StoredSnapshot, options: AnswerOptions, isRange: Bool = false
+    ) async throws(FeedError) -> ComputedAnswer {
         let (latest, idKey) = (found.snapshot, found.idKey)
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: options))
+        let asked: AnswerCache.Asked = isRange
+            ? .range(since: since, format: options.format, changedMembers: options.changedMembers) : .changes(since: since, options: options)
+        let question = AnswerCache.Question(feed: id, latest: latest.version, asked: asked)
         // Computed as the question asks, `maxChanges` aside: the answer serves every client
         // of the question, whatever `maxChanges` each sends (the first one's must not leave
         // out the changed members the others get).

@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Parked long polls and event streams one client may hold at once, beyond which it gets 429 too_many_streams; a client is a signed token's sub, else its token, else its address (behind a proxy, the proxy's for every client); 0: no limit (BATCHDIFF_MAX_STREAMS_PER_CLIENT).")
     var maxStreamsPerClient = Environment.integer(.maxStreamsPerClient, default: 0)
 
-    @Flag(help: "Every feed is readable by every holder of a token: shared caches may keep answers to requests that carried one (Cache-Control: public; else private). BATCHDIFF_PUBLIC_FEEDS=true sets it too.")
+    @Flag(help: "Every feed is readable by whoever reaches a shared cache in front: answers to requests that carried a token may be kept there (Cache-Control: public; else private). BATCHDIFF_PUBLIC_FEEDS=true sets it too.")
     var publicFeeds = false
 
     @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")

@@ -156,11 +156,10 @@ extension BatchDiffService {
     /// expires first, with no new version, the answer is 401 `invalid_token`.
     func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let grant = credentials.grant
-        let (id, since, wait, options, window) = try await changesQuestion(name, request, since: nil)
-        if let to = try Self.rangeEnd(request, since: since) {
-            guard window == nil else { throw Problem.badQuery("to: a range is of the whole collection, not of a window") }
+        let (id, since, wait, options, window, to) = try await changesQuestion(name, request, since: nil)
+        if let to {
             let answer = try await feedCall { () async throws(FeedError) in try await self.feeds.changes(of: id, since: since, to: to, options: options) }
-            return changesResponse(answer, caching: cacheControl(request, maxAge: 31_536_000) + ", immutable")
+            return changesResponse(answer, caching: cacheControl(request, credentials, maxAge: 31_536_000) + ", immutable", tagged: true)
         }
         let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
         let client = credentials.client(of: request)
@@ -179,33 +178,35 @@ extension BatchDiffService {
         // A long poll that found nothing new is not kept by a cache: the next version comes
         // under the same URL. One that holds a batch, or a plain question, is kept a second,
         // so a cache that collapses the same question asks once a version.
-        let unchanged = wait > 0 && answer.latest == since
-        return changesResponse(answer, caching: unchanged ? "no-store" : cacheControl(request, maxAge: 1))
+        let empty = wait > 0 && answer.operationCount == 0
+        return changesResponse(answer, caching: empty ? "no-store" : cacheControl(request, credentials, maxAge: 1), tagged: answer.isPatch)
     }
 
-    /// A `changes` answer with its caching (docs/feeds.md §5.4): `Cache-Control`, an `ETag`
-    /// naming the version it leads to, and `Vary` on what picks its bytes. A JSON Patch is
-    /// the bare array. A request that accepts an event stream is answered with one instead
-    /// (FeedEvents.swift).
-    private func changesResponse(_ answer: ChangesAnswer, caching: String) -> HTTPResponse {
-        let headers = [
-            ("ETag", EntityTag.of(version: answer.latest)), ("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding"),
-        ]
+    /// A `changes` answer with its caching (docs/feeds.md §5.4): `Cache-Control`, `Vary` on
+    /// what picks its bytes, and, when `tagged` (a range, the same bytes on every server; a
+    /// JSON Patch), an `ETag` naming the version it leads to. A JSON Patch is the bare array.
+    /// A request that accepts an event stream is answered with one instead (FeedEvents.swift).
+    private func changesResponse(_ answer: ChangesAnswer, caching: String, tagged: Bool) -> HTTPResponse {
+        var headers = [("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding")]
+        if tagged { headers.append(("ETag", EntityTag.of(version: answer.latest))) }
         return .json(200, shared: answer.answer, type: answer.isPatch ? "application/json-patch+json" : "application/json", headers: headers)
     }
 
     /// Who may keep an answer for `maxAge` seconds: shared caches, unless the request
-    /// carried a token (then the client alone), or every feed is public (`--public-feeds`).
-    private func cacheControl(_ request: HTTPRequest, maxAge: Int) -> String {
-        let shared = configuration.publicFeeds || request.header("authorization") == nil
+    /// carried a token, in its header or its query (then the client alone), or every feed is
+    /// public (`--public-feeds`).
+    private func cacheControl(_ request: HTTPRequest, _ credentials: Credentials, maxAge: Int) -> String {
+        let shared = configuration.publicFeeds || (credentials.token == nil && request.header("authorization") == nil)
         return "\(shared ? "public" : "private"), max-age=\(maxAge)"
     }
 
-    /// The end of a range of versions (`to`), when the request names one: at least `since`.
-    private static func rangeEnd(_ request: HTTPRequest, since: Int) throws(Problem) -> Int? {
+    /// The end of a range of versions (`to`), when the request names one: at least `since`,
+    /// of the whole collection (not of `window`).
+    private static func rangeEnd(_ request: HTTPRequest, since: Int, window: FeedWindow?) throws(Problem) -> Int? {
         guard let text = request.query["to"] else { return nil }
         guard let to = Int(text), to >= 0 else { throw Problem.badQuery("to: expected a version number, not \(text.debugDescription)") }
         guard to >= since else { throw Problem.badQuery("to: \(to) is below since \(since): a range runs forward") }
+        guard window == nil else { throw Problem.badQuery("to: a range is of the whole collection, not of a window") }
         return to
     }
 
@@ -214,12 +215,13 @@ extension BatchDiffService {
     /// told first, whatever the query.
     func changesQuestion(
         _ name: String, _ request: HTTPRequest, since given: Int?
-    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?) {
+    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?, to: Int?) {
         let id = try feedID(name)
         do {
             let (since, wait) = try changesQuery(request, since: given)
             let options = try AnswerOptions(query: request.query)
-            return (id, since, wait, options, try Self.window(request, options: options))
+            let window = try Self.window(request, options: options)
+            return (id, since, wait, options, window, try Self.rangeEnd(request, since: since, window: window))
         } catch {
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             throw error
