@@ -130,8 +130,7 @@ final class MemoryFeed: Sendable {
             guard !state.deleted, let first = state.versions.first, first.number <= since, since <= latest, latest < first.number + state.versions.count else {
                 return nil
             }
-            let batches = state.versions[(since + 1 - first.number)..<(latest + 1 - first.number)].map(\.batch)
-            return batches.contains(where: \.isEmpty) ? nil : batches
+            return JSONBatch.stored(state.versions[(since + 1 - first.number)..<(latest + 1 - first.number)].map(\.batch), after: since, through: latest)
         }
     }
 

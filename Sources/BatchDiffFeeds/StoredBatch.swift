@@ -61,6 +61,15 @@ extension JSONBatch {
     }
 }
 
+extension JSONBatch {
+    /// `batches`, those a store found kept with versions `since + 1` through `latest` (an
+    /// empty one for a version that keeps none), when there is one for every version: what
+    /// ``FeedStore/batches(of:after:through:)`` answers.
+    public static func stored(_ batches: [[UInt8]], after since: Int, through latest: Int) -> [[UInt8]]? {
+        batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
+    }
+}
+
 /// Writes a batch's numbers and lists.
 private struct StoredBatchWriter {
     var bytes: [UInt8] = [1]

@@ -113,8 +113,7 @@ public final class PostgresFeedStore: FeedStore {
                 ORDER BY v.version
                 """, [.text(id.name), .integer(since), .integer(latest), .integer(maxVersions)], deadline: deadline)
         }
-        let batches = (0..<rows.count).map { rows.bytes($0, 0) }
-        return batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
+        return JSONBatch.stored((0..<rows.count).map { rows.bytes($0, 0) }, after: since, through: latest)
     }
 
     public func append(_ new: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {

@@ -177,7 +177,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 return batches
             }
         }
-        return batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
+        return JSONBatch.stored(batches, after: since, through: latest)
     }
 
     /// What is kept of version `version` of feed `id` and of the versions before it back to
