@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest loadtest-logging soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -105,7 +105,8 @@ bench-stores: deps-test release
 bench-writes: deps-test release
 	scripts/bench-writes.py .build/release/batchdiff
 
-# Writes a second to many small feeds, PostgreSQL against memory, driven by wrk.
+# Writes a second to many small feeds (PUT) and to a few big ones (PATCH), PostgreSQL against
+# memory, driven by wrk.
 bench-pg-writes: deps-test deps-loadtest release
 	scripts/bench-pg-writes.py .build/release/batchdiff
 
@@ -140,6 +141,12 @@ bench-dk: deps
 
 loadtest: deps-loadtest release
 	scripts/loadtest.sh
+
+# What access logging costs: the server at its default level against the same server at
+# --log-level warning (as the "floor"), paired rounds, five per run.
+loadtest-logging: deps-loadtest release
+	BASELINE_ARGS='serve --host 127.0.0.1 --port {PORT} --log-level warning' \
+	  LOADTEST_ROUNDS=$${LOADTEST_ROUNDS:-5} LOADTEST_SECONDS=$${LOADTEST_SECONDS:-8} scripts/loadtest.sh
 
 # A bounded chaos run on loopback (scripts/soak.py): writers, readers checking every batch
 # against a model, /diff, hostile clients, a health probe and the memory bound, at once.

@@ -10,7 +10,10 @@ count of FOLLOWERS (default 300 and 3000), ROUNDS times (default 5): that many l
 the server holds one and half a second has passed, a PUT of a new version; every answer read
 and checked (status 200, `to` the new version). Printed: the `changes` requests the server
 answered for the version (`batchdiff_requests_total` on /metrics), per round, and their
-median and spread. Python 3 standard library only; all traffic on 127.0.0.1.
+median and spread; what the cache holds for them (nginx's resident memory while they are
+parked, less what it was before the first follower, per follower: nginx runs as one process
+here, as one worker); and the time from the PUT's answer to the last follower's answer read.
+Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import http.client, json, os, resource, select, shutil, socket, statistics, subprocess, sys, tempfile, time
 
@@ -87,8 +90,17 @@ def read_answer(sock):
     return int(lines[0].split()[1]), json.loads(body)
 
 
-def round_of(followers, server, nginx_port, version, rows):
-    """One round: `followers` long polls through nginx, a PUT of `rows` rows, the upstream requests it cost."""
+def resident_kb(pid):
+    """The resident memory (VmRSS) of process `pid`, in KB."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def round_of(followers, server, nginx, version, rows):
+    """One round: `followers` long polls through nginx, a PUT of `rows` rows. Returns the upstream
+    requests it cost, the new version, nginx's resident KB while they were parked, and the
+    seconds from the PUT's answer to the last answer read."""
+    nginx_port, nginx_pid = nginx
     before = upstream_changes(server)
     request = f"GET /feeds/hot/changes?since={version}&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     sockets = []
@@ -100,14 +112,18 @@ def round_of(followers, server, nginx_port, version, rows):
     while parked(server) < 1 and time.time() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)
+    resident = resident_kb(nginx_pid)
     answer, _ = ok_request(server, "PUT", "/feeds/hot", json.dumps(list(range(rows))).encode(), script="bench-cache")
+    written = time.perf_counter()
     latest = json.loads(answer)["version"]
     for sock in sockets:
         sock.settimeout(60)
         status, body = read_answer(sock)
         assert status == 200 and body["to"] == latest, (status, body)
+    answered = time.perf_counter() - written
+    for sock in sockets:
         sock.close()
-    return upstream_changes(server) - before, latest
+    return upstream_changes(server) - before, latest, resident, answered
 
 
 def main():
@@ -124,19 +140,25 @@ def main():
         server.stdout.readline()
         proxy = nginx(directory, nginx_port, port)
         time.sleep(0.5)
+        idle = resident_kb(proxy.pid)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         answer, _ = ok_request(conn, "PUT", "/feeds/hot", b"[1]", script="bench-cache")
         version = json.loads(answer)["version"]
         rows = 1
         for followers in FOLLOWERS:
-            counts = []
+            counts, per_follower, times = [], [], []
             for run in range(ROUNDS):
                 rows += 1  # each version differs from the one before
-                upstream, version = round_of(followers, conn, nginx_port, version, rows)
+                upstream, version, resident, answered = round_of(followers, conn, (nginx_port, proxy.pid), version, rows)
                 counts.append(upstream)
-                print(f"{followers:,} followers, round {run + 1}: {upstream} upstream requests for one version", flush=True)
+                per_follower.append((resident - idle) / followers)
+                times.append(answered * 1000)
+                print(f"{followers:,} followers, round {run + 1}: {upstream} upstream requests for one version; "
+                      f"nginx {per_follower[-1]:.1f} KB a parked follower; last answer {times[-1]:.0f} ms after the PUT", flush=True)
             print(f"{followers:,} followers: {statistics.median(counts):g} upstream requests per version "
-                  f"(median of {ROUNDS}; {min(counts)} to {max(counts)})", flush=True)
+                  f"(median of {ROUNDS}; {min(counts)} to {max(counts)}); nginx {statistics.median(per_follower):.1f} KB "
+                  f"a parked follower ({min(per_follower):.1f} to {max(per_follower):.1f}); last answer "
+                  f"{statistics.median(times):.0f} ms after the PUT ({min(times):.0f} to {max(times):.0f})", flush=True)
     finally:
         if proxy:
             proxy.terminate()

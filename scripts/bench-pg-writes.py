@@ -11,8 +11,13 @@ from the one before). The same load runs against a server on a throwaway Postgre
 (`fsync` on, benchlib.Cluster) and against one on the memory store, RUNS times each; printed:
 PUTs a second (every answer must be 200, else the run stops) and their ratio,
 PostgreSQL / memory. Defaults: THREADS 2, CONNECTIONS 32, SECONDS 10, FEEDS 1000 (so each feed gets several versions), RUNS 3.
+
+Then the same for big feeds: BIG_FEEDS feeds (default 4) of BIG_ROWS rows (default 100,000,
+about 4 MB of JSON each) are PUT once, and the load is one-row PATCHes (an upsert of a
+random row, `v` set to the request's number), each feed's writes taking turns: what a big
+feed's writes a second cost when each version is stored as its change.
 """
-import os, re, statistics, subprocess, sys, tempfile, time, urllib.request
+import json, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
 
 from benchlib import Cluster, free_port
 
@@ -22,6 +27,8 @@ CONNECTIONS = int(os.environ.get("CONNECTIONS", "32"))
 SECONDS = int(os.environ.get("SECONDS", "10"))
 FEEDS = int(os.environ.get("FEEDS", "1000"))
 RUNS = int(os.environ.get("RUNS", "3"))
+BIG_FEEDS = int(os.environ.get("BIG_FEEDS", "4"))
+BIG_ROWS = int(os.environ.get("BIG_ROWS", "100000"))
 
 # Each thread writes its own feeds in turn; each body changes one row's `v`.
 LUA = """
@@ -48,6 +55,31 @@ function done(summary, latency, requests)
   io.write(string.format("non-200: %d\\n", summary.errors.status))
 end
 """.replace("FEEDS", str(FEEDS))
+
+# One-row PATCHes of random rows of the big feeds `big-<n>`.
+BIG_LUA = """
+local counter = 0
+function request()
+  counter = counter + 1
+  local feed = string.format("/feeds/big-%d", math.random(0, BIG_FEEDS - 1))
+  local row = math.random(0, BIG_ROWS - 1)
+  local body = string.format('{"ops":[{"op":"upsert","item":{"id":%d,"title":"row %d","v":%d}}]}', row, row, counter)
+  return wrk.format("PATCH", feed, {["Content-Type"] = "application/json"}, body)
+end
+function done(summary, latency, requests)
+  io.write(string.format("non-200: %d\\n", summary.errors.status))
+end
+""".replace("BIG_FEEDS", str(BIG_FEEDS)).replace("BIG_ROWS", str(BIG_ROWS))
+
+
+def create_big_feeds(port):
+    """PUTs the big feeds' first versions."""
+    body = json.dumps([{"id": row, "title": f"row {row}", "v": 0} for row in range(BIG_ROWS)]).encode()
+    for feed in range(BIG_FEEDS):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/feeds/big-{feed}?idKey=id", data=body, method="PUT",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            answer.read()
 
 
 def serve(*arguments):
@@ -78,38 +110,46 @@ def load(port, script):
 def main():
     if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
         sys.exit("bench-pg-writes: wrk is not installed: run make deps-loadtest")
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
-        file.write(LUA)
-        script = file.name
+    scripts = {}
+    for workload, text in (("small", LUA), ("big", BIG_LUA)):
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+            file.write(text)
+            scripts[workload] = file.name
     cluster = Cluster()
-    rates = {"postgres": [], "memory": []}
+    rates = {(workload, store): [] for workload in scripts for store in ("postgres", "memory")}
     try:
         for run in range(RUNS):
-            database = f"writes_{run}"
-            cluster.query("postgres", f"CREATE DATABASE {database}")
-            for store, flags in (("postgres", ["--store", cluster.uri.rsplit("/", 1)[0] + f"/{database}"]), ("memory", [])):
-                server, port = serve(*flags)
-                try:
-                    rate, failed = load(port, script)
-                finally:
-                    server.terminate()
-                    server.wait(timeout=30)
-                if failed:
-                    sys.exit(f"bench-pg-writes: {failed} answers other than 200 from the {store} store")
-                rates[store].append(rate)
-                print(f"run {run + 1}, {store}: {rate:,.0f} PUTs a second", flush=True)
+            for workload, script in scripts.items():
+                database = f"writes_{workload}_{run}"
+                cluster.query("postgres", f"CREATE DATABASE {database}")
+                for store, flags in (("postgres", ["--store", cluster.uri.rsplit("/", 1)[0] + f"/{database}"]), ("memory", [])):
+                    server, port = serve(*flags)
+                    try:
+                        if workload == "big":
+                            create_big_feeds(port)
+                        rate, failed = load(port, script)
+                    finally:
+                        server.terminate()
+                        server.wait(timeout=30)
+                    if failed:
+                        sys.exit(f"bench-pg-writes: {failed} answers other than 200 from the {store} store ({workload} feeds)")
+                    rates[workload, store].append(rate)
+                    print(f"run {run + 1}, {workload} feeds, {store}: {rate:,.0f} writes a second", flush=True)
     finally:
         cluster.close()
-        os.unlink(script)
+        for script in scripts.values():
+            os.unlink(script)
 
     def spread(values, digits=0):
         return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f} to {max(values):,.{digits}f})"
 
-    ratios = [p / m for p, m in zip(rates["postgres"], rates["memory"])]
-    print(f"\n{FEEDS:,} feeds a thread of 20 rows, a one-row change a PUT, wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, median of {RUNS} (min to max):")
-    print(f"  PostgreSQL: {spread(rates['postgres'])} PUTs a second")
-    print(f"  memory:     {spread(rates['memory'])} PUTs a second")
-    print(f"  PostgreSQL / memory: {spread(ratios, 2)}")
+    for workload, title in (("small", f"{FEEDS:,} feeds a thread of 20 rows, a one-row change a PUT"),
+                            ("big", f"{BIG_FEEDS} feeds of {BIG_ROWS:,} rows, a one-row PATCH each write")):
+        postgres, memory = rates[workload, "postgres"], rates[workload, "memory"]
+        print(f"\n{title}, wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, median of {RUNS} (min to max):")
+        print(f"  PostgreSQL: {spread(postgres)} writes a second")
+        print(f"  memory:     {spread(memory)} writes a second")
+        print(f"  PostgreSQL / memory: {spread([p / m for p, m in zip(postgres, memory)], 2)}")
 
 
 if __name__ == "__main__":

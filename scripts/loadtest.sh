@@ -7,8 +7,10 @@
 # so that the machine's drift falls on both alike, each round under
 #   wrk -t$LOADTEST_THREADS -c$LOADTEST_CONNS -d${LOADTEST_SECONDS}s --latency
 # then takes the best of $LOADTEST_ROUNDS rounds per server, and prints req/s, p99 and the
-# batchdiff/floor ratio against the targets (issue 12); all of it $LOADTEST_RUNS times,
-# then each ratio's median and spread over the runs.
+# batchdiff/floor ratio against the targets (issue 12), and the server's CPU time per request
+# (user and system, from /proc; the lowest of the rounds), steadier than throughput when two
+# cores are shared with wrk; all of it $LOADTEST_RUNS times, then each ratio's median and
+# spread over the runs.
 #
 # Env:
 #   LOADTEST_SECONDS  measured seconds per round (default 10)
@@ -16,11 +18,15 @@
 #   LOADTEST_RUNS     runs of everything, for the spread (default 3)
 #   LOADTEST_WARMUP   unmeasured warm-up seconds per server (default 1, 0 = none)
 #   LOADTEST_THREADS  wrk threads (default 2)   LOADTEST_CONNS  wrk connections (default 64)
+#   LOADTEST_ENDPOINTS  which to load, of "healthz diff" (default both)
 #   LOADTEST_STRICT   1 = exit 3 if a run saw errors (default 0)
 #   BATCHDIFF_BIN     server binary (default .build/release/batchdiff; not built here)
 #   BATCHDIFF_ARGS    its argv, {PORT} is replaced (default "serve --host 127.0.0.1 --port {PORT}";
 #                     "{PORT}" automatically when BATCHDIFF_BIN is the floor binary)
 #   FLOOR_BIN         floor binary (default .build/floor, compiled from bench/floor.c)
+#   BASELINE_ARGS     when set, the baseline is batchdiff itself with this argv instead of the
+#                     floor ({PORT} replaced), and both targets are 95%: a paired A/B of one
+#                     option, e.g. what access logging costs (make loadtest-logging)
 # Dry run of the harness, floor vs floor:
 #   BATCHDIFF_BIN=.build/floor scripts/loadtest.sh
 # Raw wrk output goes to bench/out/loadtest-<timestamp>/ (git-ignored).
@@ -36,6 +42,7 @@ THREADS=${LOADTEST_THREADS:-2}
 CONNS=${LOADTEST_CONNS:-64}
 STRICT=${LOADTEST_STRICT:-0}
 FLOOR_BIN=${FLOOR_BIN:-.build/floor}
+BASELINE_ARGS=${BASELINE_ARGS:-}
 BATCHDIFF_BIN=${BATCHDIFF_BIN:-.build/release/batchdiff}
 if [[ -z ${BATCHDIFF_ARGS+x} ]]; then
   if [[ $(basename "$BATCHDIFF_BIN") == floor ]]; then BATCHDIFF_ARGS='{PORT}'
@@ -122,7 +129,8 @@ start_server() {
   local name=$1 bin args log pid PORT
   PORT=$(free_port)
   PORT_OF[$name]=$PORT
-  if [[ $name == floor ]]; then bin=$FLOOR_BIN; args='{PORT}'
+  if [[ $name == floor && -n $BASELINE_ARGS ]]; then bin=$BATCHDIFF_BIN; args=$BASELINE_ARGS
+  elif [[ $name == floor ]]; then bin=$FLOOR_BIN; args='{PORT}'
   else bin=$BATCHDIFF_BIN; args=$BATCHDIFF_ARGS; fi
   args=${args//\{PORT\}/$PORT}
   log=$OUT/$name.log
@@ -166,14 +174,22 @@ warm_up() {
   fi
 }
 
-# run_wrk NAME EP FILE -> sets RPS P99_MS ERRS; raw output in FILE
+# cpu_seconds PID: the user and system CPU time the process has used
+cpu_seconds() {
+  sed 's/.*) //' "/proc/$1/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($12 + $13) / hz }'
+}
+
+# run_wrk NAME EP FILE -> sets RPS P99_MS ERRS CPU_US (server CPU microseconds a request); raw output in FILE
 run_wrk() {
-  local name=$1 ep=$2 file=$3 url PORT=${PORT_OF[$1]}
+  local name=$1 ep=$2 file=$3 url PORT=${PORT_OF[$1]} cpu_before
+  cpu_before=$(cpu_seconds "${SERVER_PID[$name]}")
   local -a extra=()
   if [[ $ep == diff ]]; then url=http://$HOST:$PORT/diff; extra=(-s "$LUA")
   else url=http://$HOST:$PORT/healthz; fi
   run_child timeout $((SECS + 30)) wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" --latency "${extra[@]}" "$url" >"$file" \
     || die "wrk failed for $name $ep (see $file)"
+  CPU_US=$(awk -v before="$cpu_before" -v after="$(cpu_seconds "${SERVER_PID[$name]}")" \
+    '/ requests in / { printf "%.2f", ($1 > 0 ? 1e6 * (after - before) / $1 : 0) }' "$file")
   RPS=$(awk '/^Requests\/sec:/ {print $2}' "$file")
   # " 99%  1.23ms" (units us/ms/s; plain number = us in some wrk builds)
   P99_MS=$(awk '$1 == "99%" {
@@ -188,17 +204,20 @@ run_wrk() {
 }
 
 # --- run --------------------------------------------------------------------
-ENDPOINTS=(healthz diff)
+read -ra ENDPOINTS <<<"${LOADTEST_ENDPOINTS:-healthz diff}"
 declare -A LABEL=([healthz]="GET /healthz" [diff]="POST /diff small")
 declare -A TARGET=([healthz]=95 [diff]=75)
+if [[ -n $BASELINE_ARGS ]]; then TARGET[diff]=95; fi
 
 echo "loadtest: wrk -t$THREADS -c$CONNS -d${SECS}s, best of $ROUNDS rounds per server (+${WARMUP}s warm-up), $RUNS runs, $(nproc) cores"
-echo "loadtest: floor=$FLOOR_BIN  batchdiff=$BATCHDIFF_BIN $BATCHDIFF_ARGS  raw output: $OUT"
+baseline=$FLOOR_BIN
+if [[ -n $BASELINE_ARGS ]]; then baseline="$BATCHDIFF_BIN $BASELINE_ARGS"; fi
+echo "loadtest: floor=$baseline  batchdiff=$BATCHDIFF_BIN $BATCHDIFF_ARGS  raw output: $OUT"
 MACHINE=()
 ERRORS=0
 for run in $(seq "$RUNS"); do
   for ep in "${ENDPOINTS[@]}"; do
-    declare -A BEST=([floor,rps]=0 [floor,p99]=0 [batchdiff,rps]=0 [batchdiff,p99]=0)
+    declare -A BEST=([floor,rps]=0 [floor,p99]=0 [batchdiff,rps]=0 [batchdiff,p99]=0 [floor,cpu]=1e9 [batchdiff,cpu]=1e9)
     for name in floor batchdiff; do
       start_server "$name"
       check_endpoint "$name" "$ep"
@@ -211,15 +230,16 @@ for run in $(seq "$RUNS"); do
         run_wrk "$name" "$ep" "$OUT/$name-$ep-run$run-round$round.txt"
         (( ERRS == 0 )) || ERRORS=$((ERRORS + ERRS))
         if awk -v a="$RPS" -v b="${BEST[$name,rps]}" 'BEGIN { exit !(a > b) }'; then BEST[$name,rps]=$RPS BEST[$name,p99]=$P99_MS; fi
+        if awk -v a="$CPU_US" -v b="${BEST[$name,cpu]}" 'BEGIN { exit !(a < b) }'; then BEST[$name,cpu]=$CPU_US; fi
       done
     done
     cleanup
     for name in floor batchdiff; do
-      printf 'loadtest: run %d  %-9s %-17s %12s req/s  p99 %9s ms\n' "$run" "$name" "${LABEL[$ep]}" "${BEST[$name,rps]}" "${BEST[$name,p99]}"
+      printf 'loadtest: run %d  %-9s %-17s %12s req/s  p99 %9s ms  %6s us CPU a request\n' "$run" "$name" "${LABEL[$ep]}" "${BEST[$name,rps]}" "${BEST[$name,p99]}" "${BEST[$name,cpu]}"
     done
     ratio=$(awk -v b="${BEST[batchdiff,rps]}" -v f="${BEST[floor,rps]}" 'BEGIN { printf "%.1f", (f > 0 ? 100 * b / f : 0) }')
     printf 'loadtest: run %d  %-17s batchdiff/floor %s%% (target >= %s%%)\n' "$run" "${LABEL[$ep]}" "$ratio" "${TARGET[$ep]}"
-    MACHINE+=("LOADTEST run=$run endpoint=$ep floor_rps=${BEST[floor,rps]} batchdiff_rps=${BEST[batchdiff,rps]} ratio_pct=$ratio target_pct=${TARGET[$ep]} floor_p99_ms=${BEST[floor,p99]} batchdiff_p99_ms=${BEST[batchdiff,p99]}")
+    MACHINE+=("LOADTEST run=$run endpoint=$ep floor_rps=${BEST[floor,rps]} batchdiff_rps=${BEST[batchdiff,rps]} ratio_pct=$ratio target_pct=${TARGET[$ep]} floor_p99_ms=${BEST[floor,p99]} batchdiff_p99_ms=${BEST[batchdiff,p99]} floor_cpu_us=${BEST[floor,cpu]} batchdiff_cpu_us=${BEST[batchdiff,cpu]}")
   done
 done
 
@@ -232,14 +252,20 @@ import re, statistics, sys
 rows = [dict(re.findall(r"(\w+)=(\S+)", line)) for line in open(sys.argv[1])]
 for endpoint, label in (("healthz", "GET /healthz"), ("diff", "POST /diff small")):
     picked = [r for r in rows if r["endpoint"] == endpoint]
+    if not picked:
+        continue
     def figure(key, form):
         values = sorted(float(r[key]) for r in picked)
         return f"{form(statistics.median(values))} ({form(values[0])} to {form(values[-1])})"
     ratio = statistics.median(float(r["ratio_pct"]) for r in picked)
+    for r in picked:
+        r["cpu_pct"] = 100 * float(r["batchdiff_cpu_us"]) / float(r["floor_cpu_us"])
     target = float(picked[0]["target_pct"])
     print(f"{label:17}  batchdiff {figure('batchdiff_rps', lambda v: f'{v:,.0f}')} req/s, "
           f"floor {figure('floor_rps', lambda v: f'{v:,.0f}')} req/s, ratio {figure('ratio_pct', lambda v: f'{v:.0f}%')}; "
-          f"target >= {target:.0f}%: {'PASS' if ratio >= target else 'FAIL'} (median of {len(picked)} runs)")
+          f"target >= {target:.0f}%: {'PASS' if ratio >= target else 'FAIL'} (median of {len(picked)} runs); "
+          f"CPU a request {figure('batchdiff_cpu_us', lambda v: f'{v:.2f}')} us against {figure('floor_cpu_us', lambda v: f'{v:.2f}')} us, "
+          f"{figure('cpu_pct', lambda v: f'{v:.0f}%')}")
 PY
 if (( ERRORS > 0 )); then echo "loadtest: $ERRORS errors (non-2xx answers or socket errors) in the runs: see $OUT"; fi
 

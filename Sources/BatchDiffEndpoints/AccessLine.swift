@@ -49,12 +49,24 @@ public struct AccessLine: Sendable {
         bytes.append(UInt8(ascii: " "))
         bytes.append(contentsOf: path.utf8)
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: String(status).utf8)
+        Self.write(decimal: status, into: &bytes)
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: String(microseconds).utf8)
+        Self.write(decimal: microseconds, into: &bytes)
         bytes.append(contentsOf: "us in=".utf8)
-        bytes.append(contentsOf: String(bytesIn).utf8)
+        Self.write(decimal: bytesIn, into: &bytes)
         bytes.append(contentsOf: " out=".utf8)
-        bytes.append(contentsOf: String(bytesOut).utf8)
+        Self.write(decimal: bytesOut, into: &bytes)
+    }
+
+    /// Appends `value` (not negative) in decimal, without making a `String` of it: a log
+    /// writer formats a hundred thousand lines a second.
+    static func write(decimal value: Int, into bytes: inout [UInt8]) {
+        let start = bytes.count
+        var rest = max(value, 0)
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 }
