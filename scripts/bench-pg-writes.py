@@ -14,7 +14,8 @@ PostgreSQL / memory. Defaults: THREADS 2, CONNECTIONS 32, SECONDS 10, FEEDS 1000
 
 Then the same for big feeds: BIG_FEEDS feeds (default 4) of BIG_ROWS rows (default 100,000,
 about 4 MB of JSON each) are PUT once, and the load is one-row PATCHes (an upsert of a
-random row, `v` set to the request's number), each feed's writes taking turns: what a big
+random row, `v` set to the request's number, each wrk thread its own random rows), each
+feed's writes taking turns: what a big
 feed's writes a second cost when each version is stored as its change.
 """
 import json, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
@@ -59,6 +60,15 @@ end
 # One-row PATCHes of random rows of the big feeds `big-<n>`.
 BIG_LUA = """
 local counter = 0
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
+function init(args)
+  math.randomseed(1 + id)
+  counter = id * 1000000000
+end
 function request()
   counter = counter + 1
   local feed = string.format("/feeds/big-%d", math.random(0, BIG_FEEDS - 1))

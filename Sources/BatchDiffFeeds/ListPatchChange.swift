@@ -39,8 +39,16 @@ enum ListPatchChange {
         backward.trimCapacity()
         return PatchChange(
             batch: .list(ListBatch(rows: plan.rows, oldCount: list.oldCount, newCount: order.count)), values: values,
-            forward: forward, backward: backward, textCount: order.textCount
+            forward: forward, backward: backward, textCount: order.textCount, namedKeepTheirTexts: keepTheirTexts(named, in: texts)
         )
+    }
+
+    /// Whether every row of `named` is still there with the very text it had.
+    static func keepTheirTexts(_ named: [Named], in texts: RowTexts) -> Bool {
+        named.allSatisfy { row in
+            guard let old = row.old, let new = row.new else { return false }
+            return texts[old.location].elementsEqual(texts[new.location])
+        }
     }
 
     private static func side(of identity: Fingerprint, in order: RowOrder) -> RowOrder.PlacedRow? {

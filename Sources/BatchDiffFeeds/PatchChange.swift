@@ -11,4 +11,8 @@ struct PatchChange {
     let backward: TextDelta
     /// The new text's length.
     let textCount: Int
+    /// Whether every row and section the patch named is still there with the very text it
+    /// had (not only an equal JSON value): with an empty batch, the new text is then the old
+    /// byte for byte, and the rows patched still read as the version does.
+    let namedKeepTheirTexts: Bool
 }

@@ -160,7 +160,13 @@ enum SectionedPatchChange {
         backward.trimCapacity()
         return PatchChange(
             batch: .sectioned(SectionedBatch(sections: sections, rows: rows, oldCounts: oldCounts, newCounts: newCounts)),
-            values: values, forward: forward, backward: backward, textCount: collection.textCount
+            values: values, forward: forward, backward: backward, textCount: collection.textCount,
+            namedKeepTheirTexts: crossings.isEmpty && named.allSatisfy { section in
+                guard let old = section.old, let new = section.new else { return false }
+                let now = collection[new.node]
+                return old.prefix.elementsEqual(now.prefix) && old.suffix.elementsEqual(now.suffix)
+                    && ListPatchChange.keepTheirTexts(section.rows, in: texts)
+            }
         )
     }
 

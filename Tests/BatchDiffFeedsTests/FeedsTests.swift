@@ -133,6 +133,72 @@ final class FeedsTests: XCTestCase {
         }
     }
 
+    /// A patch that changes nothing (a retried one) leaves the next patch the rows it kept:
+    /// the next reads only its own ops, not the whole collection again. One whose rows are
+    /// equal JSON in another text does not: the next reads the version's text again, and
+    /// every version reads back as written.
+    func testAPatchThatChangesNothingLeavesTheNextPatchItsRows() async throws {
+        let (feeds, store) = feeds()
+        let id = try FeedID("retried")
+        let rows = (0..<1000).map { #"{"id":\#($0),"v":0}"# }
+        func upsert(_ row: Int, _ value: String) -> [UInt8] { document(#"{"ops":[{"op":"upsert","item":{"id":\#(row),"v":\#(value)}}]}"#) }
+        func text(_ values: [Int: String]) -> String {
+            "[" + (0..<1000).map { row in values[row].map { #"{"id":\#(row),"v":\#($0)}"# } ?? rows[row] }.joined(separator: ",") + "]"
+        }
+        let first = try await feeds.write(document("[" + rows.joined(separator: ",") + "]"), to: id, idKey: nil, condition: .none)
+        _ = try await feeds.patch(upsert(5, "1"), to: id, condition: .none)
+        let kept = try await feeds.patch(upsert(6, "1"), to: id, condition: .none)
+        XCTAssertEqual(kept.textCount, upsert(6, "1").count, "a patch after a patch reads only its own ops")
+
+        let retried = try await feeds.patch(upsert(6, "1"), to: id, condition: .none)
+        XCTAssertEqual(retried.version, kept.version)
+        let afterRetry = try await feeds.patch(upsert(7, "1"), to: id, condition: .none)
+        XCTAssertEqual(afterRetry.textCount, upsert(7, "1").count, "the patch after one that changed nothing reads only its own ops")
+
+        // 1.0 is 1 as JSON: no new version, and the version's text keeps 1.
+        let equal = try await feeds.patch(upsert(7, "1.0"), to: id, condition: .none)
+        XCTAssertEqual(equal.version, afterRetry.version)
+        let next = try await feeds.patch(upsert(8, "1"), to: id, condition: .none)
+        XCTAssertEqual(next.version, first.version + 4)
+        let latest = try await store.snapshot(at: next.version, of: id)
+        XCTAssertEqual(latest.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 8: "1"]))
+        let more = try await feeds.patch(upsert(9, "2"), to: id, condition: .none)
+        let last = try await store.snapshot(at: more.version, of: id)
+        XCTAssertEqual(last.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 8: "1", 9: "2"]))
+    }
+
+    /// The same for a sectioned feed, a section's header named as well.
+    func testASectionedPatchThatChangesNothingLeavesTheNextPatchItsRows() async throws {
+        let (feeds, store) = feeds()
+        let id = try FeedID("retried-sections")
+        func text(_ values: [Int: String], n: String = "1") -> String {
+            let sections = ["a", "b", "c"].enumerated().map { index, name in
+                let rows = (0..<300).map { row in #"{"id":\#(index * 300 + row),"v":\#(values[index * 300 + row] ?? "0")}"# }
+                return #"{"id":"\#(name)","n":\#(name == "b" ? n : "1"),"items":["# + rows.joined(separator: ",") + "]}"
+            }
+            return #"{"sections":["# + sections.joined(separator: ",") + "]}"
+        }
+        func patch(_ ops: String) async throws -> FeedWrite { try await feeds.patch(document(#"{"ops":[\#(ops)]}"#), to: id, condition: .none) }
+        func upsert(_ row: Int, _ value: String) -> String { #"{"op":"upsert","section":"\#(["a", "b", "c"][row / 300])","item":{"id":\#(row),"v":\#(value)}}"# }
+        let first = try await feeds.write(document(text([:])), to: id, idKey: nil, condition: .none)
+        _ = try await patch(upsert(5, "1"))
+        let header = #"{"op":"upsertSection","item":{"id":"b","n":1}}"#
+        let retried = try await patch(upsert(5, "1") + "," + header)
+        XCTAssertEqual(retried.version, first.version + 1)
+        let afterRetry = try await patch(upsert(305, "1"))
+        XCTAssertEqual(afterRetry.textCount, #"{"ops":[\#(upsert(305, "1"))]}"#.utf8.count, "the patch after one that changed nothing reads only its own ops")
+
+        // A header equal as JSON in another text: no new version, the version's text as it was.
+        let equal = try await patch(#"{"op":"upsertSection","item":{"id":"b","n":1.0}}"#)
+        XCTAssertEqual(equal.version, afterRetry.version)
+        let next = try await patch(upsert(605, "1"))
+        let latest = try await store.snapshot(at: next.version, of: id)
+        XCTAssertEqual(latest.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 305: "1", 605: "1"]))
+        let more = try await patch(upsert(306, "2"))
+        let last = try await store.snapshot(at: more.version, of: id)
+        XCTAssertEqual(last.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 305: "1", 605: "1", 306: "2"]))
+    }
+
     func testErrorsAreTypedAndChangeNothing() async throws {
         let (feeds, _) = feeds(clock: { 1000 })
         let id = try FeedID("f")
