@@ -51,6 +51,9 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         var collection: FeedCollection<Header, Item>?
         let identity: @Sendable (Item) -> Identity
         var backoff = Backoff()
+        /// The cursor the next long poll asks with: the last answer's `BatchDiff-Cursor`, so
+        /// that a cache in front may keep an empty answer for the followers it holds.
+        var cursor = 0
         /// Following a window: the window the collection held is of (`nil` before the first
         /// answer, and when it is to be fetched again from nothing).
         var heldWindow: RowWindow?
@@ -69,7 +72,8 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 let response: HTTPClientResponse
                 do {
                     // A long poll of a window is cut short when the window moves.
-                    guard let answered = try await send(configuration.changesRequest(since: version, window: window), window: window) else { continue }
+                    let request = configuration.changesRequest(since: version, window: window, cursor: cursor)
+                    guard let answered = try await send(request, window: window) else { continue }
                     response = answered
                 } catch {
                     if Task.isCancelled { return nil }
@@ -80,6 +84,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 let problem = try? JSONDecoder().decode(ProblemDocument.self, from: Data(response.body))
                 switch response.status {
                 case 200:
+                    if let next = response.header("batchdiff-cursor").flatMap(Int.init) { cursor = next }
                     if let update = try await accept(response, window: window) { return update }
                 case 410:
                     // Not retained, or a version of an earlier life of the feed: start again.
@@ -337,10 +342,12 @@ public struct FollowerConfiguration: Sendable {
     }
 
     /// `GET …/changes?since=N&wait=S` (of `window`, when given; `wait` overrides the
-    /// long poll's); the request may take the wait and 15 s more.
-    func changesRequest(since version: Int, window: RowWindow? = nil, wait: Int? = nil) -> HTTPClientRequest {
+    /// long poll's; a long poll asks with `cursor`, when given); the request may take the
+    /// wait and 15 s more.
+    func changesRequest(since version: Int, window: RowWindow? = nil, wait: Int? = nil, cursor: Int? = nil) -> HTTPClientRequest {
         let wait = wait ?? self.wait
         var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
+        if let cursor, wait > 0 { url += "&cursor=\(cursor)" }
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
         if let window { url += "&offset=\(window.offset)&limit=\(window.limit)" }

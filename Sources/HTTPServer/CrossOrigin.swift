@@ -11,7 +11,7 @@ public struct CrossOrigin: Sendable, Equatable {
     }
 
     /// Headers a page may read beyond the ones every response shows.
-    static let exposedHeaders = "ETag, Retry-After, Location, Content-Encoding"
+    static let exposedHeaders = "ETag, Retry-After, Location, Content-Encoding, BatchDiff-Cursor"
 
     /// The headers to add to the answer of a request from `origin` (none when it is not
     /// allowed, or the request named none).

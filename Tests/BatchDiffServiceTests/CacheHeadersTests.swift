@@ -69,6 +69,40 @@ final class CacheHeadersTests: ServerTestCase {
         XCTAssertEqual(holding.header("Cache-Control"), "public, max-age=1")
     }
 
+    /// A long poll names the cursor to ask with next, past the one it was asked with; an
+    /// empty one asked with a cursor may be kept by nginx a second (`X-Accel-Expires`, before
+    /// `Cache-Control`, which still says `no-store` to every other cache), never when the
+    /// answer is private. A cursor that is not a number is refused.
+    func testALongPollWithACursorMayBeKeptByNginxASecond() throws {
+        let client = try startServer(["--read-token", "reader"]).client
+        let v = assertVersion(try client.put("/feeds/c", "[1]", headers: ["Authorization": "Bearer reader"]))
+        let empty = try client.get("/feeds/c/changes?since=\(v)&wait=1&cursor=7", headers: ["Authorization": "Bearer reader"])
+        XCTAssertEqual(empty.header("Cache-Control"), "no-store")
+        XCTAssertNil(empty.header("X-Accel-Expires"), "an answer to a token is never shared")
+        let server = try startServer()
+        let w = try versions(server.client, "c", ["[1]"])
+        let kept = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=7")
+        XCTAssertEqual(kept.status, 200)
+        XCTAssertEqual(kept.header("Cache-Control"), "no-store")
+        XCTAssertEqual(kept.header("X-Accel-Expires"), "1")
+        let names = kept.headers.map { $0.name.lowercased() }
+        XCTAssertLessThan(try XCTUnwrap(names.firstIndex(of: "x-accel-expires")), try XCTUnwrap(names.firstIndex(of: "cache-control")), "nginx reads it first")
+        let next = try XCTUnwrap(kept.header("BatchDiff-Cursor").flatMap(Int.init))
+        XCTAssertGreaterThan(next, 7)
+        XCTAssertEqual(try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=\(next)").header("BatchDiff-Cursor"), String(next + 1), "never the one asked with")
+        let huge = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=99999999999")
+        XCTAssertEqual(huge.header("BatchDiff-Cursor"), "100000000000")
+        // Without a cursor: no-store alone; a plain question names no cursor.
+        let plain = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1")
+        XCTAssertNil(plain.header("X-Accel-Expires"))
+        XCTAssertNotNil(plain.header("BatchDiff-Cursor"))
+        XCTAssertNil(try server.client.get("/feeds/c/changes?since=0").header("BatchDiff-Cursor"))
+        for bad in ["soon", "-1", "1234567890123"] {
+            assertProblem(try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=\(bad)"), 400, "invalid_query")
+        }
+        assertProblem(try server.client.get("/feeds/none/changes?since=0&cursor=soon"), 404, "feed_not_found")
+    }
+
     /// A range is the differ's batch, never the one a patch made (which may differ): the
     /// same bytes whether asked while its end is the latest, after, or on a fresh server.
     func testARangeEndingAtAPatchIsTheDiffersBatch() throws {

@@ -2,6 +2,7 @@ import BatchDiff
 import BatchDiffClient
 import BatchDiffURLSession
 import Foundation
+import Synchronization
 import XCTest
 
 /// A feed's collection as the client library reads it from JSON text.
@@ -84,6 +85,34 @@ final class ClientLibraryTests: ServerTestCase {
 
     /// `maxChanges` and `changedMembers`: a reload with the whole collection past the limit,
     /// the changed members with a batch.
+    /// A follower's long polls ask with a cursor: 0 first, then the one the last answer named
+    /// (docs/feeds.md §5.4), so that followers of a quiet feed ask one URL a cache may answer.
+    func testTheFollowersLongPollsAskWithTheLastAnswersCursor() async throws {
+        let server = try startServer()
+        let version = assertVersion(try server.client.put("/feeds/q", "[1]"))
+        let transport = RecordingTransport()
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(serverURL: "http://127.0.0.1:\(server.port)", feed: "q", transport: transport, wait: 1)
+        ) { $0.identity() }
+        var updates = follower.makeAsyncIterator()
+        _ = try await updates.next()
+        let port = server.port
+        let writer = Task {
+            try await Task.sleep(nanoseconds: 2_500_000_000)
+            return try HTTPClient(port: port).put("/feeds/q", "[1, 2]")
+        }
+        let second = try await updates.next()
+        assertVersion(try await writer.value, version + 1)
+        XCTAssertEqual(second?.collection, try collection("[1, 2]"))
+        let asked = transport.asked
+        XCTAssertGreaterThanOrEqual(asked.count, 3, "\(asked)")
+        XCTAssertTrue(asked[0].url.hasSuffix("since=0&wait=1&cursor=0"), asked[0].url)
+        for (request, answer) in zip(asked.dropFirst(), asked) {
+            let named = try XCTUnwrap(answer.cursor, "every long poll's answer names a cursor")
+            XCTAssertTrue(request.url.hasSuffix("&cursor=\(named)"), "\(request.url) after \(named)")
+        }
+    }
+
     func testTheFollowerHonoursMaxChangesAndChangedMembers() async throws {
         let server = try startServer()
         let client = server.client
@@ -340,5 +369,19 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertTrue(maps.contains("libFoundation"), "the maps name the libraries loaded")
         XCTAssertFalse(maps.contains("libcurl"))
         XCTAssertFalse(maps.contains("FoundationNetworking"))
+    }
+}
+
+/// A transport that records each request's URL and the cursor its answer named.
+private final class RecordingTransport: HTTPTransport {
+    private let recorded = Mutex<[(url: String, cursor: String?)]>([])
+    private let socket = SocketTransport()
+
+    var asked: [(url: String, cursor: String?)] { recorded.withLock { $0 } }
+
+    func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let response = try await socket.send(request)
+        recorded.withLock { $0.append((request.url, response.header("BatchDiff-Cursor"))) }
+        return response
     }
 }

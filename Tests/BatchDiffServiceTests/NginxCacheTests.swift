@@ -46,6 +46,42 @@ final class NginxCacheTests: ServerTestCase {
         XCTAssertGreaterThanOrEqual(upstream, 1)
     }
 
+    /// On a feed nobody writes, followers that ask with a cursor (as the client library
+    /// does) get their empty answers when the wait is over, every one of them: nginx keeps
+    /// the one that went upstream for the others its lock holds, and they all ask next with
+    /// the cursor it names. Without the cursor, an empty answer is not kept, and each follower
+    /// the lock holds would go upstream after the one before, a wait each.
+    func testFollowersOfAQuietFeedAreAnsweredWhenTheirWaitIsOver() throws {
+        let server = try startServer()
+        let nginx = try NginxProcess(replicas: [server.port, server.port], template: "batchdiff-cache.conf.template")
+        let version = assertVersion(try server.client.put("/feeds/quiet", "[1, 2]"))
+        let through = HTTPClient(port: nginx.port)
+        let before = try upstreamChanges(server)
+        var cursor = 0
+        for round in 1...2 {
+            let request = HTTPClient.requestBytes("GET", "/feeds/quiet/changes?since=\(version)&wait=2&cursor=\(cursor)", body: nil, headers: [:])
+            let started = Date()
+            let polls = try (0..<40).map { _ in
+                let connection = try through.connect(timeout: 30)
+                try connection.send(request)
+                return connection
+            }
+            var cursors = Set<String>()
+            for connection in polls {
+                let response = try connection.readResponse(timeout: 20)
+                XCTAssertEqual(response.status, 200)
+                XCTAssertEqual(int(response.object["to"]), version)
+                cursors.insert(response.header("BatchDiff-Cursor") ?? "none")
+            }
+            let took = Date().timeIntervalSince(started)
+            XCTAssertLessThan(took, 6, "round \(round): 40 followers of a quiet feed, a wait of 2 s: \(nginx.errorLog)")
+            XCTAssertEqual(cursors.count, 1, "round \(round): one answer, kept for all: \(cursors)")
+            cursor = try XCTUnwrap(cursors.first.flatMap(Int.init))
+        }
+        let upstream = try upstreamChanges(server) - before
+        XCTAssertLessThanOrEqual(upstream, 4, "two waits of 40 followers")
+    }
+
     func testRangesAreKeptAndProblemsNever() throws {
         let server = try startServer(["--max-versions", "2"])
         let nginx = try NginxProcess(replicas: [server.port, server.port], template: "batchdiff-cache.conf.template")

@@ -2,6 +2,11 @@ import BatchDiffFeeds
 import BatchDiffTokens
 import BatchDiffJSON
 import HTTPServer
+#if canImport(Darwin)
+import Darwin
+#else
+import Glibc
+#endif
 
 /// The feed routes: HTTP in and out, the feed core in between (docs/feeds.md). Each is
 /// answered off the server's threads, since the feed core's calls may wait for the store.
@@ -156,7 +161,7 @@ extension BatchDiffService {
     /// expires first, with no new version, the answer is 401 `invalid_token`.
     func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let grant = credentials.grant
-        let (id, since, wait, options, window, to) = try await changesQuestion(name, request, since: nil)
+        let (id, since, wait, options, window, to, cursor) = try await changesQuestion(name, request, since: nil)
         if let to {
             let answer = try await feedCall { () async throws(FeedError) in try await self.feeds.changes(of: id, since: since, to: to, options: options) }
             return changesResponse(answer, caching: cacheControl(request, credentials, maxAge: 31_536_000) + ", immutable", tagged: true)
@@ -179,15 +184,34 @@ extension BatchDiffService {
         // under the same URL. One that holds a batch, or a plain question, is kept a second,
         // so a cache that collapses the same question asks once a version.
         let empty = wait > 0 && answer.operationCount == 0
-        return changesResponse(answer, caching: empty ? "no-store" : cacheControl(request, credentials, maxAge: 1), tagged: answer.isPatch)
+        let caching = empty ? "no-store" : cacheControl(request, credentials, maxAge: 1)
+        guard wait > 0 else { return changesResponse(answer, caching: caching, tagged: answer.isPatch) }
+        // A long poll names the cursor to ask with next. A follower that asks with one asks
+        // under a new URL after each wait, so nginx may keep its empty answer a second
+        // (`X-Accel-Expires`, read before `Cache-Control`): the followers its cache lock
+        // holds get it at once, instead of going upstream one after another.
+        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: cursor)))]
+        if empty, cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
+        return changesResponse(answer, caching: caching, tagged: answer.isPatch, headers: headers)
+    }
+
+    /// The cursor a long poll's answer names: the number of the 20-second period it ends
+    /// in, so that followers that start apart come to ask under one URL, and always past
+    /// the one asked with, so that the next question is never the one just answered.
+    private static func cursor(after asked: Int?) -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return max(now.tv_sec / 20, (asked ?? -1) + 1)
     }
 
     /// A `changes` answer with its caching (docs/feeds.md §5.4): `Cache-Control`, `Vary` on
     /// what picks its bytes, and, when `tagged` (a range, the same bytes on every server; a
     /// JSON Patch), an `ETag` naming the version it leads to. A JSON Patch is the bare array.
     /// A request that accepts an event stream is answered with one instead (FeedEvents.swift).
-    private func changesResponse(_ answer: ChangesAnswer, caching: String, tagged: Bool) -> HTTPResponse {
-        var headers = [("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding")]
+    private func changesResponse(
+        _ answer: ChangesAnswer, caching: String, tagged: Bool, headers first: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
+        var headers = first + [("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding")]
         if tagged { headers.append(("ETag", EntityTag.of(version: answer.latest))) }
         return .json(200, shared: answer.answer, type: answer.isPatch ? "application/json-patch+json" : "application/json", headers: headers)
     }
@@ -196,8 +220,12 @@ extension BatchDiffService {
     /// carried a token, in its header or its query (then the client alone), or every feed is
     /// public (`--public-feeds`).
     private func cacheControl(_ request: HTTPRequest, _ credentials: Credentials, maxAge: Int) -> String {
-        let shared = configuration.publicFeeds || (credentials.token == nil && request.header("authorization") == nil)
-        return "\(shared ? "public" : "private"), max-age=\(maxAge)"
+        "\(isShared(request, credentials) ? "public" : "private"), max-age=\(maxAge)"
+    }
+
+    /// Whether shared caches may keep the answer to `request` (``cacheControl(_:_:maxAge:)``).
+    private func isShared(_ request: HTTPRequest, _ credentials: Credentials) -> Bool {
+        configuration.publicFeeds || (credentials.token == nil && request.header("authorization") == nil)
     }
 
     /// The end of a range of versions (`to`), when the request names one: at least `since`,
@@ -215,17 +243,27 @@ extension BatchDiffService {
     /// told first, whatever the query.
     func changesQuestion(
         _ name: String, _ request: HTTPRequest, since given: Int?
-    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?, to: Int?) {
+    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?, to: Int?, cursor: Int?) {
         let id = try feedID(name)
         do {
             let (since, wait) = try changesQuery(request, since: given)
             let options = try AnswerOptions(query: request.query)
             let window = try Self.window(request, options: options)
-            return (id, since, wait, options, window, try Self.rangeEnd(request, since: since, window: window))
+            return (id, since, wait, options, window, try Self.rangeEnd(request, since: since, window: window), try Self.cursor(request))
         } catch {
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             throw error
         }
+    }
+
+    /// The `cursor` a long poll asks with, when it names one: a number from an earlier
+    /// answer's `BatchDiff-Cursor` (0 to start), which only makes the URL another.
+    private static func cursor(_ request: HTTPRequest) throws(Problem) -> Int? {
+        guard let text = request.query["cursor"] else { return nil }
+        guard text.utf8.count <= 12, let cursor = Int(text), cursor >= 0 else {
+            throw Problem.badQuery("cursor: expected a number from BatchDiff-Cursor (0 to start), not \(text.prefix(40).debugDescription)")
+        }
+        return cursor
     }
 
     /// The window a `changes` request asks for (`offset`, `limit`: docs/feeds.md §5.3), or

@@ -25,7 +25,7 @@ extension BatchDiffService {
             let grant = credentials.grant
             client = credentials.client(of: request)
             let given = try Self.lastEventID(request)
-            let (id, since, _, options, window, to) = try await changesQuestion(name, request, since: given)
+            let (id, since, _, options, window, to, _) = try await changesQuestion(name, request, since: given)
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             guard to == nil else { throw Problem.badQuery("to: a stream follows the feed to its latest version; ask for a range without Accept: text/event-stream") }
             start = (id, since, options, window, grant?.expiresAt)
