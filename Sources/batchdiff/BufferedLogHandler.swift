@@ -85,7 +85,7 @@ struct BufferedLogHandler: LogHandler {
                 state.size += body(&state)
             }
             // Each thread starts at its own shard (a hash of its id), so threads seldom meet.
-            let first = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 32)
+            let first = Int(Self.mixed(Self.currentThread) % UInt64(Self.shardCount))
             let written = (0..<shards.count).contains { offset in
                 shards[(first + offset) % shards.count].state.withLockIfAvailable { buffer(into: &$0) } != nil
             }
@@ -132,6 +132,23 @@ struct BufferedLogHandler: LogHandler {
                 text.append(contentsOf: taken.bytes[copied...])
                 try? FileHandle.standardError.write(contentsOf: text)
             }
+        }
+
+        /// The calling thread's id.
+        private static var currentThread: UInt64 {
+            #if canImport(Darwin)
+            UInt64(UInt(bitPattern: pthread_self()))
+            #else
+            UInt64(pthread_self())
+            #endif
+        }
+
+        /// `value`'s bits mixed into all of the result's (splitmix64's finalizer): thread ids
+        /// lie some pages apart, and differ only in a few middle bits.
+        private static func mixed(_ value: UInt64) -> UInt64 {
+            var mixed = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
         }
 
         private static func writeHead(level: Logger.Level, label: String, into bytes: inout [UInt8]) {

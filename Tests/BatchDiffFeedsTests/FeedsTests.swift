@@ -155,13 +155,22 @@ final class FeedsTests: XCTestCase {
         let afterRetry = try await feeds.patch(upsert(7, "1"), to: id, condition: .none)
         XCTAssertEqual(afterRetry.textCount, upsert(7, "1").count, "the patch after one that changed nothing reads only its own ops")
 
+        // A row removed and put back where it was, as it was: nothing changes, the rows are kept.
+        let putBack = document(#"{"ops":[{"op":"remove","id":3},{"op":"upsert","item":{"id":3,"v":0},"before":4}]}"#)
+        let putBackWrite = try await feeds.patch(putBack, to: id, condition: .none)
+        XCTAssertEqual(putBackWrite.version, afterRetry.version)
+        let afterPutBack = try await feeds.patch(upsert(9, "3"), to: id, condition: .none)
+        XCTAssertEqual(afterPutBack.textCount, upsert(9, "3").count)
+        let read = try await store.snapshot(at: afterPutBack.version, of: id)
+        XCTAssertEqual(read.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 9: "3"]))
+
         // 1.0 is 1 as JSON: no new version, and the version's text keeps 1.
         let equal = try await feeds.patch(upsert(7, "1.0"), to: id, condition: .none)
-        XCTAssertEqual(equal.version, afterRetry.version)
+        XCTAssertEqual(equal.version, afterPutBack.version)
         let next = try await feeds.patch(upsert(8, "1"), to: id, condition: .none)
-        XCTAssertEqual(next.version, first.version + 4)
+        XCTAssertEqual(next.version, first.version + 5)
         let latest = try await store.snapshot(at: next.version, of: id)
-        XCTAssertEqual(latest.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 8: "1"]))
+        XCTAssertEqual(latest.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 8: "1", 9: "3"]))
         let more = try await feeds.patch(upsert(9, "2"), to: id, condition: .none)
         let last = try await store.snapshot(at: more.version, of: id)
         XCTAssertEqual(last.map { String(decoding: $0.bytes, as: UTF8.self) }, text([5: "1", 6: "1", 7: "1", 8: "1", 9: "2"]))

@@ -92,12 +92,19 @@ final class CacheHeadersTests: ServerTestCase {
         XCTAssertEqual(try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=\(next)").header("BatchDiff-Cursor"), String(next + 1), "never the one asked with")
         let huge = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=99999999999")
         XCTAssertEqual(huge.header("BatchDiff-Cursor"), "100000000000")
+        let largest = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=999999999999")
+        XCTAssertLessThan(try XCTUnwrap(largest.header("BatchDiff-Cursor").flatMap(Int.init)), 999_999_999_999, "never past 12 digits")
+        // An answer with a batch moves `since`: its cursor is the period's, however far ahead
+        // the one asked with (followers of a busy feed do not run ahead of the clock).
+        let batch = try server.client.get("/feeds/c/changes?since=0&wait=1&cursor=99999999999")
+        XCTAssertEqual(int(assertJSON(batch)["to"]), w[0])
+        XCTAssertLessThanOrEqual(try XCTUnwrap(batch.header("BatchDiff-Cursor").flatMap(Int.init)), next + 1, "the period's")
         // Without a cursor: no-store alone; a plain question names no cursor.
         let plain = try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1")
         XCTAssertNil(plain.header("X-Accel-Expires"))
         XCTAssertNotNil(plain.header("BatchDiff-Cursor"))
         XCTAssertNil(try server.client.get("/feeds/c/changes?since=0").header("BatchDiff-Cursor"))
-        for bad in ["soon", "-1", "1234567890123"] {
+        for bad in ["soon", "-1", "+5", "", "1234567890123"] {
             assertProblem(try server.client.get("/feeds/c/changes?since=\(w[0])&wait=1&cursor=\(bad)"), 400, "invalid_query")
         }
         assertProblem(try server.client.get("/feeds/none/changes?since=0&cursor=soon"), 404, "feed_not_found")

@@ -83,8 +83,6 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertEqual(second?.update.oldCounts, [2])
     }
 
-    /// `maxChanges` and `changedMembers`: a reload with the whole collection past the limit,
-    /// the changed members with a batch.
     /// A follower's long polls ask with a cursor: 0 first, then the one the last answer named
     /// (docs/feeds.md §5.4), so that followers of a quiet feed ask one URL a cache may answer.
     func testTheFollowersLongPollsAskWithTheLastAnswersCursor() async throws {
@@ -113,6 +111,8 @@ final class ClientLibraryTests: ServerTestCase {
         }
     }
 
+    /// `maxChanges` and `changedMembers`: a reload with the whole collection past the limit,
+    /// the changed members with a batch.
     func testTheFollowerHonoursMaxChangesAndChangedMembers() async throws {
         let server = try startServer()
         let client = server.client

@@ -190,19 +190,25 @@ extension BatchDiffService {
         // under a new URL after each wait, so nginx may keep its empty answer a second
         // (`X-Accel-Expires`, read before `Cache-Control`): the followers its cache lock
         // holds get it at once, instead of going upstream one after another.
-        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: cursor)))]
+        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: cursor, empty: empty)))]
         if empty, cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
         return changesResponse(answer, caching: caching, tagged: answer.isPatch, headers: headers)
     }
 
     /// The cursor a long poll's answer names: the number of the 20-second period it ends
-    /// in, so that followers that start apart come to ask under one URL, and always past
-    /// the one asked with, so that the next question is never the one just answered.
-    private static func cursor(after asked: Int?) -> Int {
+    /// in, so that followers that start apart come to ask under one URL; for an empty answer
+    /// asked with that period's cursor or a later one, the one after it, so that the next
+    /// question is never the one just answered (an answer with a batch moves `since`).
+    private static func cursor(after asked: Int?, empty: Bool) -> Int {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return max(now.tv_sec / 20, (asked ?? -1) + 1)
+        let period = now.tv_sec / 20
+        guard empty, let asked, asked >= period, asked < maxCursor else { return period }
+        return asked + 1
     }
+
+    /// The largest `cursor` asked with: 12 digits.
+    private static let maxCursor = 999_999_999_999
 
     /// A `changes` answer with its caching (docs/feeds.md §5.4): `Cache-Control`, `Vary` on
     /// what picks its bytes, and, when `tagged` (a range, the same bytes on every server; a
@@ -260,7 +266,7 @@ extension BatchDiffService {
     /// answer's `BatchDiff-Cursor` (0 to start), which only makes the URL another.
     private static func cursor(_ request: HTTPRequest) throws(Problem) -> Int? {
         guard let text = request.query["cursor"] else { return nil }
-        guard text.utf8.count <= 12, let cursor = Int(text), cursor >= 0 else {
+        guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let cursor = Int(text) else {
             throw Problem.badQuery("cursor: expected a number from BatchDiff-Cursor (0 to start), not \(text.prefix(40).debugDescription)")
         }
         return cursor
