@@ -31,14 +31,22 @@ RUNS = int(os.environ.get("RUNS", "3"))
 BIG_FEEDS = int(os.environ.get("BIG_FEEDS", "4"))
 BIG_ROWS = int(os.environ.get("BIG_ROWS", "100000"))
 
-# Each thread writes its own feeds in turn; each body changes one row's `v`.
-LUA = """
+# What both loads share: each wrk thread's number (`id`), a request counter, and the count
+# of answers other than 200 printed at the end.
+THREADED = """
 local counter = 0
 local threads = 0
 function setup(thread)
   thread:set("id", threads)
   threads = threads + 1
 end
+function done(summary, latency, requests)
+  io.write(string.format("non-200: %d\\n", summary.errors.status))
+end
+"""
+
+# Each thread writes its own feeds in turn; each body changes one row's `v`.
+LUA = THREADED + """
 function init(args)
   rows = {}
   for i = 1, 19 do
@@ -52,19 +60,10 @@ function request()
   local body = '[{"id":0,"title":"Message 0 for the user","price":0.5,"v":' .. counter .. '},' .. fixed .. ']'
   return wrk.format("PUT", feed, {["Content-Type"] = "application/json"}, body)
 end
-function done(summary, latency, requests)
-  io.write(string.format("non-200: %d\\n", summary.errors.status))
-end
 """.replace("FEEDS", str(FEEDS))
 
 # One-row PATCHes of random rows of the big feeds `big-<n>`.
-BIG_LUA = """
-local counter = 0
-local threads = 0
-function setup(thread)
-  thread:set("id", threads)
-  threads = threads + 1
-end
+BIG_LUA = THREADED + """
 function init(args)
   math.randomseed(1 + id)
   counter = id * 1000000000
@@ -75,9 +74,6 @@ function request()
   local row = math.random(0, BIG_ROWS - 1)
   local body = string.format('{"ops":[{"op":"upsert","item":{"id":%d,"title":"row %d","v":%d}}]}', row, row, counter)
   return wrk.format("PATCH", feed, {["Content-Type"] = "application/json"}, body)
-end
-function done(summary, latency, requests)
-  io.write(string.format("non-200: %d\\n", summary.errors.status))
 end
 """.replace("BIG_FEEDS", str(BIG_FEEDS)).replace("BIG_ROWS", str(BIG_ROWS))
 
