@@ -86,8 +86,7 @@ extension Feeds {
                 // through the whole diff after all.
                 metrics.windowBatches[.whole]?.increment()
                 let whole = try await self.changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
-                let seen = try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
-                content = try await windowContent(seen, of: found, id: id, since: since, window: window)
+                content = try await windowContent(try await Self.seen(window, through: whole), of: found, id: id, since: since, window: window)
             }
             guard var content else { throw .internalFailure("feed \(id): the whole batch does not lead to the latest rows") }
             if withMembers { content.takeChangedMembers(from: changes?.whole, offset: window.offset) }
@@ -116,8 +115,12 @@ extension Feeds {
         }
         metrics.windowBatches[kept != nil ? .kept : .whole]?.increment()
         let whole = if let kept { kept } else { try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers)) }
-        let seen = try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
-        return (seen, whole)
+        return (try await Self.seen(window, through: whole), whole)
+    }
+
+    /// `window` seen through `whole`'s batch (`nil` when it holds none).
+    private static func seen(_ window: FeedWindow, through whole: ComputedAnswer) async throws(FeedError) -> SeenWindow? {
+        try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
     }
 
     /// The window's content at `found`, feed `id`'s latest, as `seen` takes it there (`nil`:

@@ -154,7 +154,7 @@ public final class Feeds: Sendable {
         guard change.batch.operationCount > 0 else {
             // Rows that still read as the version does serve the next patch (a retried
             // patch would otherwise cost the next one the whole collection).
-            if change.namedKeepTheirTexts, rows.isWorthKeeping { rowOrders.keep(rows, for: id, version: base.version) }
+            if change.leavesTextAsItWas, rows.isWorthKeeping { rowOrders.keep(rows, for: id, version: base.version) }
             return try await unchanged(stored, batch: change.batch, to: id, options: options, keeping: key)
         }
         let followed = isFollowed(id, at: base.version)

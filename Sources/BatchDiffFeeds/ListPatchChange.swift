@@ -39,7 +39,8 @@ enum ListPatchChange {
         backward.trimCapacity()
         return PatchChange(
             batch: .list(ListBatch(rows: plan.rows, oldCount: list.oldCount, newCount: order.count)), values: values,
-            forward: forward, backward: backward, textCount: order.textCount, namedKeepTheirTexts: keepTheirTexts(named, in: texts)
+            forward: forward, backward: backward, textCount: order.textCount,
+            leavesTextAsItWas: plan.rows.operationCount == 0 && keepTheirTexts(named, in: texts)
         )
     }
 

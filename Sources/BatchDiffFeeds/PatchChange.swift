@@ -11,8 +11,8 @@ struct PatchChange {
     let backward: TextDelta
     /// The new text's length.
     let textCount: Int
-    /// Whether every row and section the patch named is still there with the very text it
-    /// had (not only an equal JSON value): with an empty batch, the new text is then the old
-    /// byte for byte, and the rows patched still read as the version does.
-    let namedKeepTheirTexts: Bool
+    /// Whether the patch changed nothing, not even a text: the batch is empty and every row
+    /// and section it named still has the very text it had (not only an equal JSON value),
+    /// so the rows patched still read as the version does, byte for byte.
+    let leavesTextAsItWas: Bool
 }

@@ -158,10 +158,10 @@ enum SectionedPatchChange {
         backward.append(copying: collection.textCount - outer.suffix..<collection.textCount)
         forward.trimCapacity()
         backward.trimCapacity()
+        let batch = SectionedBatch(sections: sections, rows: rows, oldCounts: oldCounts, newCounts: newCounts)
         return PatchChange(
-            batch: .sectioned(SectionedBatch(sections: sections, rows: rows, oldCounts: oldCounts, newCounts: newCounts)),
-            values: values, forward: forward, backward: backward, textCount: collection.textCount,
-            namedKeepTheirTexts: crossings.isEmpty && named.allSatisfy { section in
+            batch: .sectioned(batch), values: values, forward: forward, backward: backward, textCount: collection.textCount,
+            leavesTextAsItWas: batch.operationCount == 0 && crossings.isEmpty && named.allSatisfy { section in
                 guard let old = section.old, let new = section.new else { return false }
                 let now = collection[new.node]
                 return old.prefix.elementsEqual(now.prefix) && old.suffix.elementsEqual(now.suffix)

@@ -266,7 +266,7 @@ extension BatchDiffService {
     /// answer's `BatchDiff-Cursor` (0 to start), which only makes the URL another.
     private static func cursor(_ request: HTTPRequest) throws(Problem) -> Int? {
         guard let text = request.query["cursor"] else { return nil }
-        guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let cursor = Int(text) else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let cursor = Int(text), cursor <= maxCursor else {
             throw Problem.badQuery("cursor: expected a number from BatchDiff-Cursor (0 to start), not \(text.prefix(40).debugDescription)")
         }
         return cursor
