@@ -29,7 +29,7 @@ TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deplo
 def nginx(directory, port, upstream):
     """nginx in the foreground with the caching template in front of `upstream`."""
     site = open(TEMPLATE).read()
-    for name, value in {"NGINX_PORT": f"127.0.0.1:{port}", "NGINX_CACHE_DIR": f"{directory}/cache",
+    for name, value in {"NGINX_PORT": f"127.0.0.1:{port}", "NGINX_CACHE_DIR": f"{directory}/cache", "NGINX_ACCESS_LOG": "/dev/null",
                         "BATCHDIFF_REPLICA_1": f"127.0.0.1:{upstream}", "BATCHDIFF_REPLICA_2": f"127.0.0.1:{upstream}"}.items():
         site = site.replace("${" + name + "}", value)
     open(f"{directory}/batchdiff.conf", "w").write(site)

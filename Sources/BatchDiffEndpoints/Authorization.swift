@@ -56,8 +56,12 @@ extension BatchDiffService {
 
     /// `wait`, cut short to end at `expiresAt` (seconds since 1970) when that comes first
     /// (rounded up to the millisecond: a wait cut short ends once the token has expired).
+    /// Computed in seconds as a `Double` and compared before any conversion, so that no
+    /// token time (however far off) can trap.
     static func duration(upTo wait: Duration, before expiresAt: Double) -> Duration {
-        min(wait, .milliseconds(max(0, Int(((expiresAt - now()) * 1000).rounded(.up)))))
+        let left = expiresAt - now()
+        guard left.isFinite, left < Double(wait.components.seconds) else { return wait }
+        return .milliseconds(Int64(max(0, (left * 1000).rounded(.up))))
     }
 
     /// Seconds since 1970, as tokens count time.
@@ -75,14 +79,20 @@ struct Credentials: Sendable {
     /// The token, static or signed, it was let in by; `nil` when none was needed.
     var token: [UInt8]?
 
-    /// Who `request` (the request let in by these) comes from, for limits per client: the
-    /// subject of its signed token, else its token, else its address (behind a proxy, every
-    /// client's is the proxy's). A token the server did not need names no one: a client
-    /// could send a new one with each request.
-    func client(of request: HTTPRequest) -> String {
-        if let subject = grant?.subject { return "sub " + subject }
-        if let token { return "token " + String(decoding: token, as: UTF8.self) }
-        return "address " + request.clientAddress
+    /// Who `request` (the request let in by these) comes from, for limits per client, as
+    /// bytes (two subjects that Unicode deems equivalent are two clients): the subject of
+    /// its signed token, else that token's header and payload (its signature is left out:
+    /// the same claims signed twice, or an ECDSA signature malleated, are one client), else
+    /// its static token, else its address (behind a proxy, every client's is the proxy's).
+    /// A token the server did not need names no one: a client could send a new one with
+    /// each request.
+    func client(of request: HTTPRequest) -> [UInt8] {
+        if let subject = grant?.subject { return Array("sub ".utf8) + subject.utf8 }
+        if let token {
+            let signed = grant != nil ? token.lastIndex(of: UInt8(ascii: ".")).map { token[..<$0] } : nil
+            return Array("token ".utf8) + (signed ?? token[...])
+        }
+        return Array("address ".utf8) + request.clientAddress.utf8
     }
 }
 

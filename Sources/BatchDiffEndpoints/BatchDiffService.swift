@@ -63,21 +63,23 @@ public final class BatchDiffService: Sendable {
 
     /// Answers a whole request that ``admit(_:)`` accepted, gzip-encoded when the request
     /// accepts it (``ResponseEncoding``).
+    /// Every answer is ``scoped(_:_:_:)`` for shared caches by the credentials it was let in by.
     private func reply(to request: HTTPRequest, with answer: Endpoint.Answer, _ admitted: Admitted) -> HTTPReply {
         let encoding = ResponseEncoding(request)
+        let credentials = admitted.credentials
         switch answer {
         case .now(let answer):
-            return encoding.reply(Result { () throws(Problem) in try answer(self, request, admitted) })
+            return encoding.reply(Result { () throws(Problem) in scoped(try answer(self, request, admitted), request, credentials) })
         case .computed(let answer) where request.body.count < Self.offloadedBodySize:
-            return encoding.reply(Result { () throws(Problem) in try answer(self, request) })
+            return encoding.reply(Result { () throws(Problem) in scoped(try answer(self, request), request, credentials) })
         case .computed(let answer):
             return answeredLater(encoding) { service throws(Problem) in
-                try await Workers.run { () throws(Problem) in try answer(service, request) }
+                service.scoped(try await Workers.run { () throws(Problem) in try answer(service, request) }, request, credentials)
             }
         case .task(let answer):
-            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, admitted) }
+            return answeredLater(encoding) { service throws(Problem) in service.scoped(try await answer(service, request, admitted), request, credentials) }
         case .taskOrEvents(let answer, _) where !Self.asksForEvents(request):
-            return answeredLater(encoding) { service throws(Problem) in try await answer(service, request, admitted) }
+            return answeredLater(encoding) { service throws(Problem) in service.scoped(try await answer(service, request, admitted), request, credentials) }
         case .taskOrEvents(_, let events):
             return .later { [self] pending in
                 let task = Task { await events(self, request, admitted, pending) }

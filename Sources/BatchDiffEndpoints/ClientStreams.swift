@@ -3,10 +3,10 @@ import Synchronization
 
 /// The parked long polls and event streams of each client, kept within a limit per
 /// client (`--max-streams-per-client`): a client is a signed token's subject, else its
-/// token, else its address (docs/security.md). Refusals are counted by reason alone: a
+/// token, else its address (docs/security.md), compared by bytes. Refusals are counted by reason alone: a
 /// label per client would grow the metrics page without bound.
 final class ClientStreams: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Mutex<[[UInt8]: Int]>([:])
     private let limit: Int?
     private let refusals = Counter(label: "batchdiff_refusals_total", dimensions: [("reason", "streams_per_client")])
 
@@ -17,7 +17,7 @@ final class ClientStreams: Sendable {
 
     /// Counts one more stream of `client`: `false` (and counted as refused) when it has
     /// `limit` already.
-    func enter(_ client: String) -> Bool {
+    func enter(_ client: [UInt8]) -> Bool {
         guard let limit else { return true }
         let entered = counts.withLock { counts in
             guard counts[client, default: 0] < limit else { return false }
@@ -29,7 +29,7 @@ final class ClientStreams: Sendable {
     }
 
     /// Counts one stream of `client` fewer.
-    func leave(_ client: String) {
+    func leave(_ client: [UInt8]) {
         guard limit != nil else { return }
         counts.withLock { counts in
             let left = counts[client, default: 1] - 1

@@ -28,5 +28,6 @@ public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return String(decoding: prefix.utf8.dropLast() + [last], as: UTF8.self)
     }
 
-    public static func < (lhs: FeedID, rhs: FeedID) -> Bool { lhs.name < rhs.name }
+    /// Ids in the order of their UTF-8 bytes, as every store lists them.
+    public static func < (lhs: FeedID, rhs: FeedID) -> Bool { lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8) }
 }

@@ -34,13 +34,15 @@ struct FeedIndex<Feed> {
         return (ids[start..<end], end < rangeEnd)
     }
 
-    /// The first position of `ids` holding an id above `bound`, or at it when `orAt`.
+    /// The first position of `ids` holding an id above `bound`, or at it when `orAt`, by
+    /// UTF-8 bytes (as the durable stores' indexes compare; `String`'s order is Unicode's).
     private func position(above bound: String, orAt: Bool) -> Int {
         var low = 0
         var high = ids.count
         while low < high {
             let middle = (low + high) / 2
-            if ids[middle].name < bound || (!orAt && ids[middle].name == bound) { low = middle + 1 } else { high = middle }
+            let id = ids[middle].name.utf8
+            if id.lexicographicallyPrecedes(bound.utf8) || (!orAt && id.elementsEqual(bound.utf8)) { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -418,9 +418,9 @@ public final class Feeds: Sendable {
                 let page = try await store.list(after: after, prefix: pattern.text, limit: limit)
                 for feed in page.feeds { found[feed.id] = feed }
                 more = more || page.more
-            } else if after.map({ pattern.text > $0.name }) ?? true {
+            } else if after.map({ $0.name.utf8.lexicographicallyPrecedes(pattern.text.utf8) }) ?? true {
                 // An id is the first of the ids it begins.
-                if let first = try await store.list(after: nil, prefix: pattern.text, limit: 1).feeds.first, first.id.name == pattern.text {
+                if let first = try await store.list(after: nil, prefix: pattern.text, limit: 1).feeds.first, first.id.name.utf8.elementsEqual(pattern.text.utf8) {
                     found[first.id] = first
                 }
             }

@@ -5,7 +5,7 @@ import Crypto
 /// bytes), Ed25519 `OKP` keys and P-256 `EC` keys, each public key alone (no private part
 /// is needed or kept). Anything else in the set (another key type or curve, a key without
 /// a `kid`, a `kid` twice, an `alg` that is not the one its type allows, a `use` other than
-/// `sig`) is refused, naming the key: a set that half loads would leave tokens failing in
+/// `sig`, an Ed25519 `x` that is not a point of the prime-order group) is refused, naming the key: a set that half loads would leave tokens failing in
 /// ways nobody sees.
 public struct JSONWebKeySet: Sendable {
     /// The keys, by `kid`.
@@ -51,8 +51,11 @@ public struct JSONWebKeySet: Sendable {
             guard secret.count >= 32 else { throw TokenKeyError("key \(kid.debugDescription): an HS256 secret has at least 32 bytes, this one \(secret.count)") }
             return .hs256(SymmetricKey(data: secret))
         case ("OKP", "Ed25519"):
-            guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: try bytes("x")) else {
-                throw TokenKeyError("key \(kid.debugDescription): \"x\" is not an Ed25519 public key")
+            let x = try bytes("x")
+            // A placeholder (all zeros), the identity or any point of small order verifies
+            // forged signatures: only a canonical point of the prime-order group is a key.
+            guard Ed25519Point.kind(of: x) == .primeOrder, let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else {
+                throw TokenKeyError("key \(kid.debugDescription): \"x\" is not an Ed25519 public key (a canonical point of the prime-order group)")
             }
             return .edDSA(publicKey)
         case ("EC", "P-256"):

@@ -21,12 +21,27 @@ public struct FeedPattern: Sendable, Equatable {
     public let text: String
     public let isPrefix: Bool
 
-    /// The pattern written `pattern`; `nil` when a `*` stands anywhere but at its end.
+    /// The pattern written `pattern`; `nil` when a `*` stands anywhere but at its end, or
+    /// when it holds a character no feed id has (ids are `A-Z a-z 0-9 . _ -`): such a
+    /// pattern could only be meant to match by Unicode equivalence, which patterns never do.
     init?(_ pattern: String) {
-        isPrefix = pattern.hasSuffix("*")
-        text = isPrefix ? String(pattern.dropLast()) : pattern
-        guard !text.contains("*"), isPrefix || !text.isEmpty else { return nil }
+        isPrefix = pattern.utf8.last == UInt8(ascii: "*")
+        text = isPrefix ? String(decoding: pattern.utf8.dropLast(), as: UTF8.self) : pattern
+        guard text.utf8.allSatisfy(Self.isFeedIDByte), isPrefix || !text.isEmpty else { return nil }
     }
 
-    public func matches(_ id: String) -> Bool { isPrefix ? id.hasPrefix(text) : id == text }
+    /// Whether feed `id` is this one, or begins with this prefix, byte for byte (never by
+    /// canonical equivalence, as `String`'s `==` and `hasPrefix` compare).
+    public func matches(_ id: String) -> Bool {
+        isPrefix ? id.utf8.starts(with: text.utf8) : id.utf8.elementsEqual(text.utf8)
+    }
+
+    /// Whether `byte` is one of a feed id's characters (docs/feeds.md §1).
+    private static func isFeedIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+        default: false
+        }
+    }
 }

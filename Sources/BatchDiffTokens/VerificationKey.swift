@@ -24,11 +24,26 @@ public enum VerificationKey: Sendable {
         case .hs256(let key):
             return HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: input, using: key)
         case .edDSA(let key):
-            return key.isValidSignature(signature, for: input)
+            // R, the signature's first half, of small order is refused as libsodium does.
+            return signature.count == 64 && !Ed25519Point.hasSmallOrder(Array(signature[..<32])) && key.isValidSignature(signature, for: input)
         case .es256(let key):
-            // JWS writes an ECDSA signature as r and s, 32 bytes each (RFC 7518 §3.4).
-            guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            // JWS writes an ECDSA signature as r and s, 32 bytes each (RFC 7518 §3.4). Only
+            // the low-S form is taken: (r, n - s) verifies too, and would be another token
+            // string for the same claims.
+            guard signature.count == 64, Self.isLowS(signature[32...]),
+                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.isValidSignature(signature, for: input)
         }
+    }
+
+    /// Half the order of P-256's group, big-endian: an ECDSA `s` at most this is low.
+    private static let halfOrderOfP256: [UInt8] = [
+        0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b, 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
+    ]
+
+    /// Whether the 32-byte big-endian `s` is at most half the group's order.
+    private static func isLowS(_ s: ArraySlice<UInt8>) -> Bool {
+        !halfOrderOfP256.lexicographicallyPrecedes(s)
     }
 }

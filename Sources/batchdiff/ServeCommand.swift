@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The audience a signed token's aud must name; unchecked when unset (BATCHDIFF_JWT_AUDIENCE).")
     var jwtAudience: String?
 
-    @Option(help: "Seconds a signed token is still taken past its exp and before its nbf (BATCHDIFF_JWT_LEEWAY).")
+    @Option(help: "Seconds a signed token is still taken past its exp and before its nbf, 0 to 86400 (BATCHDIFF_JWT_LEEWAY).")
     var jwtLeeway = Environment.integer(.jwtLeeway, default: 0)
 
     @Option(help: "Parked long polls and event streams one client may hold at once, beyond which it gets 429 too_many_streams; a client is a signed token's sub, else its token, else its address (behind a proxy, the proxy's for every client); 0: no limit (BATCHDIFF_MAX_STREAMS_PER_CLIENT).")
@@ -100,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-wait", maxWait), ("--shutdown-grace", shutdownGrace), ("--jwt-leeway", jwtLeeway), ("--max-streams-per-client", maxStreamsPerClient)] where value < 0 {
             throw ValidationError("\(name) must not be negative")
         }
+        guard Double(jwtLeeway) <= TokenVerifier.maxLeeway else { throw ValidationError("--jwt-leeway must be at most 86400 seconds (a day)") }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
         _ = try Environment.bool("BATCHDIFF_PUBLIC_FEEDS")
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {

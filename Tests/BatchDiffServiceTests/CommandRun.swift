@@ -7,11 +7,12 @@ struct CommandRun {
     var error: String
 
     /// Runs `batchdiff arguments`, with `input` on standard input and `environment` on top
-    /// of this process's environment without its `BATCHDIFF_` variables, and waits for it.
-    init(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws {
+    /// of this process's environment without its `BATCHDIFF_` variables, and waits for it:
+    /// up to `timeout` seconds, then it is killed (a command that should have stopped, a
+    /// server that should have refused to start, never stalls the tests).
+    init(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: Double = 60) throws {
         let process = Process()
-        process.executableURL = try ServerProcess.binaryURL()
-        process.arguments = arguments
+        ServerProcess.endingWithThisProcess(process, try ServerProcess.binaryURL(), arguments)
         process.environment = ServerProcess.environment(environment)
         let output = Pipe()
         let error = Pipe()
@@ -20,6 +21,10 @@ struct CommandRun {
         process.standardError = error
         process.standardInput = standardInput
         try process.run()
+        let pid = process.processIdentifier
+        let deadline = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+        defer { deadline.cancel() }
         if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
         try standardInput.fileHandleForWriting.close()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()

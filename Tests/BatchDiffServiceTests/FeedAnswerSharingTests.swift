@@ -141,6 +141,9 @@ final class FeedAnswerSharingTests: ServerTestCase {
         XCTAssertEqual(try client.get("/feeds/big", timeout: 30).status, 200)
         XCTAssertEqual(try client.get("/feeds/big", headers: ["Accept-Encoding": "gzip"], timeout: 30).status, 200)
         let before = try server.residentBytes()
+        // A request is counted once its exchange ends, which may be just after its client
+        // has read the answer: count from when both reads are.
+        XCTAssertTrue(eventually(timeout: 10) { (try? client.requestsAnswered("GET", "/feeds/{id}")) == 2 })
         let answered = try client.requestsAnswered("GET", "/feeds/{id}")
         var readers: [HTTPConnection] = []
         for index in 0..<20 {

@@ -16,8 +16,7 @@ final class FollowCommandTests: ServerTestCase {
         private var errorText = ""
 
         init(_ arguments: [String], environment: [String: String] = [:]) throws {
-            process.executableURL = try ServerProcess.binaryURL()
-            process.arguments = ["follow"] + arguments
+            ServerProcess.endingWithThisProcess(process, try ServerProcess.binaryURL(), ["follow"] + arguments)
             process.environment = ServerProcess.environment(environment)
             process.standardOutput = output
             process.standardError = errorOutput

@@ -97,6 +97,9 @@ final class NginxProcess {
     /// The error log's lines so far.
     var errorLog: String { (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
 
+    /// The access log's lines so far, as the template writes them.
+    var accessLog: String { (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
+
     /// nginx with the template `template` of `deploy/nginx/` (a cache's files in its
     /// directory), in front of `replicas`.
     init(replicas: [UInt16], template: String = "batchdiff.conf.template") throws {
@@ -105,7 +108,10 @@ final class NginxProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx/\(template)")
         var site = try String(contentsOf: template, encoding: .utf8)
-        let variables = ["NGINX_PORT": "127.0.0.1:\(port)", "NGINX_CACHE_DIR": directory.appendingPathComponent("cache").path].merging(
+        let variables = [
+            "NGINX_PORT": "127.0.0.1:\(port)", "NGINX_CACHE_DIR": directory.appendingPathComponent("cache").path,
+            "NGINX_ACCESS_LOG": directory.appendingPathComponent("access.log").path,
+        ].merging(
             replicas.enumerated().map { ("BATCHDIFF_REPLICA_\($0.offset + 1)", "127.0.0.1:\($0.element)") }
         ) { $1 }
         for (name, value) in variables { site = site.replacingOccurrences(of: "${\(name)}", with: value) }
@@ -128,8 +134,7 @@ final class NginxProcess {
                 include \(path)/batchdiff.conf;
             }
             """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", path, "-e", "\(path)/error.log", "-c", "\(path)/nginx.conf"]
+        ServerProcess.endingWithThisProcess(process, URL(fileURLWithPath: "/usr/sbin/nginx"), ["-p", path, "-e", "\(path)/error.log", "-c", "\(path)/nginx.conf"])
         process.standardInput = FileHandle.nullDevice
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { throw ServerError("no nginx: run make deps-test") }
         try process.run()

@@ -78,8 +78,9 @@ final class PostgresCluster {
         try Self.run("psql", ["-h", directory.path, "-p", String(port), "-U", "postgres", "-d", "postgres", "-tAc", sql])
     }
 
-    /// Runs the PostgreSQL program `name` (as `postgres` when this is root) and returns its
-    /// output; throws with it when it fails.
+    /// Runs the PostgreSQL program `name` (as `postgres` when this is root) from `/`, a
+    /// folder every user may enter (the clone may lie where `postgres` may not), and
+    /// returns its standard output alone; throws with its standard error when it fails.
     @discardableResult
     private static func run(_ name: String, _ arguments: [String]) throws -> String {
         guard let bin = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last else {
@@ -89,18 +90,18 @@ final class PostgresCluster {
         let user = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
         // Spawned directly, not with Foundation's Process (which learns of its child's exit
         // from a descriptor the child inherits: the server pg_ctl starts would keep it open),
-        // through bash, which closes every descriptor of this process but the output file,
+        // through bash, which closes every descriptor of this process but the output files,
         // so the server holds none of the test's pipes either.
-        let closeInherited = "fd=3; while [ $fd -lt 1024 ]; do eval \"exec $fd>&-\"; fd=$((fd+1)); done; exec \"$@\""
+        let closeInherited = "cd / || exit 1; fd=3; while [ $fd -lt 1024 ]; do eval \"exec $fd>&-\"; fd=$((fd+1)); done; exec \"$@\""
         let command = ["/bin/bash", "-c", closeInherited, "bash"] + user + [program] + arguments
-        let output = NSTemporaryDirectory() + "batchdiff-pg-\(UUID().uuidString.prefix(8)).out"
-        defer { unlink(output) }
+        let output = NSTemporaryDirectory() + "batchdiff-pg-\(UUID().uuidString.prefix(8))"
+        defer { unlink(output + ".out"); unlink(output + ".err") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 1, output + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, output + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         var arguments = command.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         var pid = pid_t()
@@ -108,8 +109,9 @@ final class PostgresCluster {
         guard spawned == 0 else { throw ServerError("cannot run \(name): errno \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw ServerError("\(name) failed (status \(status)): \(printed)") }
+        let printed = (try? String(contentsOfFile: output + ".out", encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
+        guard status == 0 else { throw ServerError("\(name) failed (status \(status)): \(errors)\(printed)") }
         return printed
     }
 }

@@ -21,8 +21,7 @@ final class ServerProcess {
         logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("batchdiff-test-\(getpid())-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = binary
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments
+        Self.endingWithThisProcess(process, binary, ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments)
         process.environment = Self.environment(environment)
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: logURL)
@@ -46,6 +45,16 @@ final class ServerProcess {
     }
 
     var pid: pid_t { process.processIdentifier }
+
+    /// Sets `process` to run `executable` with `arguments` so that it ends when this test
+    /// process does, however it ends (a trap included): through util-linux's `setpriv
+    /// --pdeathsig KILL`, which execs it in place (its pid is the program's). The signal
+    /// comes when the thread that started it ends: tests start their processes from the
+    /// thread that runs them.
+    static func endingWithThisProcess(_ process: Process, _ executable: URL, _ arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--pdeathsig", "KILL", "--", executable.path] + arguments
+    }
 
     /// Resident memory now (VmRSS), in bytes.
     func residentBytes() throws -> Int { try memory("VmRSS") }

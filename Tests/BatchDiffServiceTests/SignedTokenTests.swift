@@ -6,54 +6,7 @@ import XCTest
 /// ES256 keys the server reads from a JWK Set file; each user's token reads, lists, follows
 /// and writes its own feeds and nothing of another's; every invalid token is a 401
 /// `invalid_token`; keys rotate on SIGHUP.
-final class SignedTokenTests: ServerTestCase {
-    private let secret = SymmetricKey(size: .bits256)
-    private let edKey = Curve25519.Signing.PrivateKey()
-    private let pKey = P256.Signing.PrivateKey()
-    private var now: Double { Date().timeIntervalSince1970 }
-
-    private func base64url(_ bytes: some DataProtocol) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private func json(_ object: [String: Any]) -> Data { try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) }
-
-    /// The JWK Set of this test's three keys, or of `keys` alone.
-    private func keySet(_ keys: [[String: Any]]? = nil) -> Data {
-        json(["keys": keys ?? [
-            ["kty": "oct", "kid": "h1", "k": base64url(secret.withUnsafeBytes { Data($0) })],
-            ["kty": "OKP", "crv": "Ed25519", "kid": "e1", "x": base64url(edKey.publicKey.rawRepresentation)],
-            ["kty": "EC", "crv": "P-256", "kid": "p1", "x": base64url(pKey.publicKey.rawRepresentation.prefix(32)),
-             "y": base64url(pKey.publicKey.rawRepresentation.suffix(32))],
-        ]])
-    }
-
-    private func keysFile(_ contents: Data) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json").path
-        try contents.write(to: URL(fileURLWithPath: path))
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
-
-    /// A token of `claims` (`exp` an hour away unless given), signed as `alg` with key `kid`.
-    private func token(_ claims: [String: Any], alg: String = "HS256", kid: String = "h1", with signer: ((Data) -> Data)? = nil) -> String {
-        var claims = claims
-        if claims["exp"] == nil { claims["exp"] = now + 3600 }
-        let input = base64url(json(["alg": alg, "kid": kid, "typ": "JWT"])) + "." + base64url(json(claims))
-        let data = Data(input.utf8)
-        let signature: Data = signer?(data) ?? {
-            switch alg {
-            case "EdDSA": return try! edKey.signature(for: data)
-            case "ES256": return try! pKey.signature(for: data).rawRepresentation
-            default: return Data(HMAC<SHA256>.authenticationCode(for: data, using: secret))
-            }
-        }()
-        return input + "." + base64url(signature)
-    }
-
-    private func bearer(_ token: String) -> [String: String] { ["Authorization": "Bearer \(token)"] }
-
+final class SignedTokenTests: SignedTokenTestCase {
     func testATokenReadsListsFollowsAndWritesOnlyTheFeedsItNames() throws {
         let server = try startServer(["--jwt-keys", try keysFile(keySet()), "--write-token", "admin"])
         let client = server.client

@@ -229,11 +229,6 @@ extension BatchDiffService {
         "\(isShared(request, credentials) ? "public" : "private"), max-age=\(maxAge)"
     }
 
-    /// Whether shared caches may keep the answer to `request` (``cacheControl(_:_:maxAge:)``).
-    private func isShared(_ request: HTTPRequest, _ credentials: Credentials) -> Bool {
-        configuration.publicFeeds || (credentials.token == nil && request.header("authorization") == nil)
-    }
-
     /// The end of a range of versions (`to`), when the request names one: at least `since`,
     /// of the whole collection (not of `window`).
     private static func rangeEnd(_ request: HTTPRequest, since: Int, window: FeedWindow?) throws(Problem) -> Int? {

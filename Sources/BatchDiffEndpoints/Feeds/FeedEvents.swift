@@ -20,7 +20,7 @@ extension BatchDiffService {
     /// client's version is no longer retained, or the server shuts down.
     func changeEvents(_ name: String, _ request: HTTPRequest, _ credentials: Credentials, answeringThrough pending: PendingResponse) async {
         let start: (id: FeedID, since: Int, options: AnswerOptions, window: FeedWindow?, expiresAt: Double?)
-        let client: String
+        let client: [UInt8]
         do throws(Problem) {
             let grant = credentials.grant
             client = credentials.client(of: request)
@@ -39,7 +39,7 @@ extension BatchDiffService {
         }
         defer { clientStreams.leave(client) }
         // The task is cancelled when the stream ends (PendingResponse.whenAbandoned).
-        guard let stream = pending.stream(Self.eventStreamHead) else { return }
+        guard let stream = pending.stream(scoped(Self.eventStreamHead, request, credentials)) else { return }
         await sendEvents(of: start.id, since: start.since, options: start.options, window: start.window, until: start.expiresAt, to: stream)
     }
 
