@@ -14,6 +14,9 @@ answer is reused), timed by the client:
                 changes from the version before: changes?since=<before>&offset=0&limit=50
   window behind a window's changes from five versions back (no answer kept with a write:
                 seen through the versions' kept batches): changes?since=<latest-5>&offset=100+k&limit=50
+  window put    then, PUT_SAMPLES times (default 10), after a one-row PUT of the whole list (a
+                random row's `v` raised; untimed), the first read of the window's changes from
+                the version before: changes?since=<before>&offset=0&limit=50
 Printed for each: the median at each size, their ratio big/small (goal at most 2), and the
 largest answer in bytes (goal under 16 KB). STORE=sqlite runs the servers on a SQLite file
 (in a fresh temporary directory) instead of memory. RUNS (default 3) runs, each on fresh servers;
@@ -30,7 +33,8 @@ ROWS_BIG = int(os.environ.get("ROWS_BIG", "1000000"))
 SAMPLES = int(os.environ.get("SAMPLES", "50"))
 RUNS = int(os.environ.get("RUNS", "3"))
 STORE = os.environ.get("STORE", "memory")
-FIGURES = ["first window", "deep page", "window write", "window behind"]
+PUT_SAMPLES = int(os.environ.get("PUT_SAMPLES", "10"))
+FIGURES = ["first window", "deep page", "window write", "window behind", "window put"]
 
 
 def call(conn, method, path, data=None):
@@ -74,6 +78,13 @@ def measure(rows):
             timed("window write", f"/feeds/big/changes?since={before}&offset=0&limit=50")
             behind = json.loads(timed("window behind", f"/feeds/big/changes?since={max(first, version - 5)}&offset={100 + k}&limit=50"))
             assert behind["to"] == version and behind["total"]["new"] == rows, behind
+        for k in range(PUT_SAMPLES):
+            row = rng.randrange(rows)
+            data[row]["v"] += 1
+            answer, _ = call(conn, "PUT", "/feeds/big", json.dumps(data, separators=(",", ":")).encode())
+            before, version = version, json.loads(answer)["version"]
+            window = json.loads(timed("window put", f"/feeds/big/changes?since={before}&offset=0&limit=50"))
+            assert window["to"] == version and window["total"]["new"] == rows, window
         return {figure: (statistics.median(times[figure]), largest[figure]) for figure in FIGURES}
     finally:
         server.terminate()

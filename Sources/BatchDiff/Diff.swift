@@ -1,8 +1,9 @@
 /// The batch that turns the sectioned collection `old` into `new`.
 ///
-/// Sections and rows are matched by identity (repeats paired in order of appearance) in
-/// expected linear time; the moves are as few as the matching allows. The batch never holds
-/// a combination that crashes UIKit (see ``SectionedBatch``).
+/// Sections and rows are matched by identity (repeats paired in order of appearance; without
+/// moves, a section's rows paired to keep the most in place) in expected linear time plus a
+/// longest increasing subsequence; the moves are as few as the matching allows. The batch
+/// never holds a combination that crashes UIKit (see ``SectionedBatch``).
 @inlinable
 public func batch<Header: Diffable, Item: Diffable>(
     from old: [Section<Header, Item>], to new: [Section<Header, Item>], options: DiffOptions = DiffOptions()

@@ -17,6 +17,9 @@ func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = n
     }
     var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of length k + 1
     tails.reserveCapacity(back - front)
+    // values[tails[k]], searched where they lie together rather than read all over `values`.
+    var tailValues: [Int] = []
+    tailValues.reserveCapacity(back - front)
     // For each index from `front`, the one before it in its run, or -1.
     var predecessor = [Int](filling: -1, count: back - front)
     predecessor.withUnsafeMutableBufferPointer { predecessor in  // (no uniqueness check per element)
@@ -24,13 +27,19 @@ func longestIncreasingSubsequence(_ values: [Int], within range: Range<Int>? = n
             let value = values[index]
             var low = 0
             var high = tails.count
-            if let last = tails.last, values[last] < value { low = high }  // the common case: extends the longest run
+            if let last = tailValues.last, last < value { low = high }  // the common case: extends the longest run
             while low < high {
                 let middle = (low + high) / 2
-                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+                if tailValues[middle] < value { low = middle + 1 } else { high = middle }
             }
             if low > 0 { predecessor[index - front] = tails[low - 1] }
-            if low == tails.count { tails.append(index) } else { tails[low] = index }
+            if low == tails.count {
+                tails.append(index)
+                tailValues.append(value)
+            } else {
+                tails[low] = index
+                tailValues[low] = value
+            }
         }
     }
     var marked = [Bool](filling: false, count: values.count)

@@ -22,7 +22,13 @@ struct SectionedDiffer<Header: Diffable, Items: DiffableElements> {
         var rows = Pairing(oldCount: old.items.count, newCount: new.items.count)
         for newSection in new.headers.indices {
             guard let oldSection = sections.partner(ofNew: newSection) else { continue }
-            rows.pair(old: old.items, old.shape.rows(of: oldSection), new: new.items, new.shape.rows(of: newSection))
+            let (oldRows, newRows) = (old.shape.rows(of: oldSection), new.shape.rows(of: newSection))
+            // Without moves only the rows that keep their order count (PairingKeepingOrder.swift).
+            if options.allowsMoves {
+                rows.pair(old: old.items, oldRows, new: new.items, newRows)
+            } else {
+                rows.pairKeepingOrder(old: old.items, oldRows, new: new.items, newRows)
+            }
         }
         var rowUnchanged = [Bool](filling: false, count: old.items.count)
         rowUnchanged.withUnsafeMutableBufferPointer { rowUnchanged in  // (no uniqueness check per row)

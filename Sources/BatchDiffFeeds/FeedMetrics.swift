@@ -14,6 +14,12 @@ struct FeedMetrics: Sendable {
     let windowBatches = Dictionary(uniqueKeysWithValues: WindowBatchSource.allCases.map {
         ($0, Counter(label: "batchdiff_feed_window_batches_total", dimensions: [("through", $0.rawValue)]))
     })
+    /// Versions whose rows were read whole into the order patches, windows and pages
+    /// read (``PatchRows``), by what needed them: a read or a patch that found none kept,
+    /// or a write of a whole version over rows that were kept (so the next read finds them).
+    let rowsReadWhole = Dictionary(uniqueKeysWithValues: RowsReadWholeFor.allCases.map {
+        ($0, Counter(label: "batchdiff_feed_rows_read_whole_total", dimensions: [("for", $0.rawValue)]))
+    })
     private let feeds = Gauge(label: "batchdiff_feeds")
     private let versions = Gauge(label: "batchdiff_feed_versions")
     private let bytes = Gauge(label: "batchdiff_feed_bytes")
@@ -31,4 +37,9 @@ struct FeedMetrics: Sendable {
 /// What a window answer's batch was seen through (``FeedMetrics/windowBatches``).
 enum WindowBatchSource: String, CaseIterable, Sendable {
     case kept, versions, whole
+}
+
+/// What a version's rows were read whole for (``FeedMetrics/rowsReadWhole``).
+enum RowsReadWholeFor: String, CaseIterable, Sendable {
+    case read, write
 }

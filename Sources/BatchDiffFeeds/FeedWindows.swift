@@ -183,8 +183,9 @@ extension Feeds {
         _ stored: StoredSnapshot, of id: FeedID, _ read: @escaping @Sendable (borrowing PatchRows) throws(FeedError) -> Value
     ) async throws(FeedError) -> Value {
         let version = stored.snapshot.version
-        return try await Workers.run { [rowOrders] () throws(FeedError) in
+        return try await Workers.run { [rowOrders, metrics] () throws(FeedError) in
             if let kept = try rowOrders.read(id, version: version, read) { return kept }
+            metrics.rowsReadWhole[.read]?.increment()
             let rows = try PatchRows(of: stored.snapshot)
             let value = try read(rows)
             rowOrders.keep(rows, for: id, version: version)

@@ -143,9 +143,10 @@ public final class Feeds: Sendable {
         _ patch: FeedPatch, over stored: StoredSnapshot, to id: FeedID, options: AnswerOptions, keeping key: (key: String, request: UInt64)?
     ) async throws(FeedError) -> FeedWrite? {
         let base = stored.snapshot
-        let (rows, change, wasKept) = try await Workers.run { [rowOrders] () throws(FeedError) in
+        let (rows, change, wasKept) = try await Workers.run { [rowOrders, metrics] () throws(FeedError) in
             var kept = rowOrders.take(id, version: base.version)
             let wasKept = kept != nil
+            if !wasKept { metrics.rowsReadWhole[.read]?.increment() }
             // Handed on, not copied: the patch changes the only copy in place.
             let rows = if let rows = kept.take() { rows } else { try PatchRows(of: base) }
             let (after, change) = try rows.patched(by: patch, settings: stored.settings)
@@ -229,7 +230,7 @@ public final class Feeds: Sendable {
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, batch: made.batch, keeping: kept)
         guard try await append(version, answering: made.changes, since: base.version, to: id, settings: settings, after: previous) else { return nil }
-        rowOrders.drop(id)
+        if rowOrders.drop(id) { await keepRowOrder(of: next, for: id) }
         return FeedWrite(version: next.version, changed: true, body: made.write, textCount: next.textCount)
     }
 
@@ -250,6 +251,17 @@ public final class Feeds: Sendable {
             answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
         }
         return true
+    }
+
+    /// Keeps the rows of `snapshot`, feed `id`'s new latest written whole, for the windows,
+    /// pages and patches that follow, which would otherwise each read it whole first (a
+    /// window asked right after a `PUT` cost the whole collection): the write has read every
+    /// row already. Only for a feed whose rows were kept before, as windows, pages and
+    /// patches keep them: a feed only ever written whole and read whole never pays for it.
+    private func keepRowOrder(of snapshot: Snapshot, for id: FeedID) async {
+        guard let rows = await Workers.run({ try? PatchRows(of: snapshot) }), rows.isWorthKeeping else { return }
+        metrics.rowsReadWhole[.write]?.increment()
+        rowOrders.keep(rows, for: id, version: snapshot.version)
     }
 
     /// Whether clients follow feed `id` at `version`, its latest: a long poll or event

@@ -68,9 +68,10 @@ final class RowOrderCache: Sendable {
         }
     }
 
-    /// Drops the collection kept for feed `id`, if any.
-    func drop(_ id: FeedID) {
-        state.withLock { _ = $0.remove(id) }
+    /// Drops the collection kept for feed `id`, if any; whether there was one.
+    @discardableResult
+    func drop(_ id: FeedID) -> Bool {
+        state.withLock { $0.remove(id) != nil }
     }
 
     /// Bytes held, estimated.

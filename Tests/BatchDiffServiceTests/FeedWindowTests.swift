@@ -287,6 +287,28 @@ final class FeedWindowTests: ServerTestCase {
 
     /// A cursor (`after`) is a page's, not a window's: refused, never answered for the
     /// whole collection.
+    /// A `PUT` over a feed whose rows windows read keeps the new version's rows: the window
+    /// asked after each of five one-row `PUT`s reads no version whole (it read every row of
+    /// the version first, each time), and is the right one.
+    func testAWindowAfterAPutReadsNoVersionWhole() throws {
+        let client = try startServer().client
+        var rows = (0..<1000).map { #"{"id":\#($0),"v":0}"# }
+        var version = assertVersion(try client.put("/feeds/w", "[" + rows.joined(separator: ",") + "]"))
+        assertJSON(try client.get("/feeds/w/changes?since=0&offset=0&limit=10"))
+        let readWhole = #"batchdiff_feed_rows_read_whole_total{for="read"}"#
+        XCTAssertEqual(try client.metric(readWhole), 1, "the first window reads the version whole")
+        for round in 1...5 {
+            rows[round] = #"{"id":\#(round),"v":\#(round)}"#
+            let before = version
+            version = assertVersion(try client.put("/feeds/w", "[" + rows.joined(separator: ",") + "]"))
+            let window = assertJSON(try client.get("/feeds/w/changes?since=\(before)&offset=0&limit=10"))
+            XCTAssertEqual(int(window["to"]), version)
+            XCTAssertEqual(canonicalJSON(window["values"] ?? [:]), canonicalJSON(["rows": ["inserted": [Any](), "reloaded": [["id": round, "v": round]]]]))
+        }
+        XCTAssertEqual(try client.metric(readWhole), 1, "a window after a PUT read the version whole")
+        XCTAssertEqual(try client.metric(#"batchdiff_feed_rows_read_whole_total{for="write"}"#), 5)
+    }
+
     func testAWindowTakesNoCursor() throws {
         let client = try startServer().client
         assertVersion(try client.put("/feeds/l", "[1, 2]"))
