@@ -89,7 +89,7 @@ let package = Package(
         ),
         // Signed tokens per feed: a JWK Set's keys, each pinned to its algorithm, and the
         // claims a token grants. Knows nothing of HTTP.
-        .target(name: "BatchDiffTokens", dependencies: ["BatchDiffJSON", serverPackage("Crypto", "swift-crypto")]),
+        .target(name: "BatchDiffTokens", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", serverPackage("Crypto", "swift-crypto")]),
         // The endpoints: the endpoint table, tokens, problem documents, metrics on /metrics.
         .target(
             name: "BatchDiffEndpoints",

@@ -6,15 +6,19 @@ public struct FeedID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The feed named `name`; throws ``FeedError/invalidFeedID(_:)`` for any other name.
     public init(_ name: String) throws(FeedError) {
-        let allowed = name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
-            default: false
-            }
+        guard name.utf8.allSatisfy(Self.isNameByte), (1...128).contains(name.utf8.count), name != ".", name != ".." else {
+            throw .invalidFeedID(name)
         }
-        guard allowed, (1...128).contains(name.utf8.count), name != ".", name != ".." else { throw .invalidFeedID(name) }
         self.name = name
+    }
+
+    /// Whether `byte` is one of the characters of feed ids: `A-Z a-z 0-9 . _ -`.
+    public static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+        default: false
+        }
     }
 
     public var description: String { name }

@@ -1,3 +1,5 @@
+import BatchDiffFeeds
+
 /// What a valid token lets its holder do: read or write (or both) the feeds its patterns
 /// name, until it expires.
 public struct TokenGrant: Sendable, Equatable {
@@ -27,21 +29,12 @@ public struct FeedPattern: Sendable, Equatable {
     init?(_ pattern: String) {
         isPrefix = pattern.utf8.last == UInt8(ascii: "*")
         text = isPrefix ? String(decoding: pattern.utf8.dropLast(), as: UTF8.self) : pattern
-        guard text.utf8.allSatisfy(Self.isFeedIDByte), isPrefix || !text.isEmpty else { return nil }
+        guard text.utf8.allSatisfy(FeedID.isNameByte), isPrefix || !text.isEmpty else { return nil }
     }
 
     /// Whether feed `id` is this one, or begins with this prefix, byte for byte (never by
     /// canonical equivalence, as `String`'s `==` and `hasPrefix` compare).
     public func matches(_ id: String) -> Bool {
         isPrefix ? id.utf8.starts(with: text.utf8) : id.utf8.elementsEqual(text.utf8)
-    }
-
-    /// Whether `byte` is one of a feed id's characters (docs/feeds.md §1).
-    private static func isFeedIDByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"): true
-        default: false
-        }
     }
 }
