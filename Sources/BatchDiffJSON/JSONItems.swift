@@ -63,7 +63,9 @@ public struct JSONItems: RandomAccessCollection, DiffableElements, Sendable {
     @inlinable @inline(__always)
     public func element(at position: Int) -> JSONItem { self[position] }
 
-    /// The same items, each column without room to spare (for items kept long).
+    /// The same items, each column with at most an eighth of room to spare (for items kept
+    /// long): a column read with an estimate of its room (as the parser makes) is kept as it
+    /// is, not copied (a copy touches the column's size in fresh memory at every write).
     public func compacted() -> JSONItems {
         var copy = JSONItems()
         copy.rows = Self.withoutRoomToSpare(rows)
@@ -72,7 +74,7 @@ public struct JSONItems: RandomAccessCollection, DiffableElements, Sendable {
     }
 
     private static func withoutRoomToSpare<Element>(_ array: [Element]) -> [Element] {
-        array.capacity > array.count ? array.withUnsafeBufferPointer { Array($0) } : array
+        array.capacity - array.count > array.count / 8 ? array.withUnsafeBufferPointer { Array($0) } : array
     }
 
     /// The bytes the items hold, as allocated.
