@@ -23,7 +23,7 @@ deps:
 # What the tests need beyond running: a PostgreSQL the tests start clusters of, nginx in
 # front of two servers, headless Chromium for the playground. Kept out of `make run`.
 deps-test: deps
-	@$(call apt_install,postgresql nginx chromium)
+	@$(call apt_install,postgresql nginx chromium gettext-base)
 
 deps-loadtest: deps
 	@$(call apt_install,wrk)

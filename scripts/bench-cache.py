@@ -23,15 +23,15 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 FOLLOWERS = [int(count) for count in os.environ.get("FOLLOWERS", "300,3000").split(",")]
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 NGINX = "/usr/sbin/nginx"
-TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "nginx", "batchdiff-cache.conf.template")
+NGINX_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "nginx")
 
 
 def nginx(directory, port, upstream):
-    """nginx in the foreground with the caching template in front of `upstream`."""
-    site = open(TEMPLATE).read()
-    for name, value in {"NGINX_PORT": f"127.0.0.1:{port}", "NGINX_CACHE_DIR": f"{directory}/cache", "NGINX_ACCESS_LOG": "/dev/null",
-                        "BATCHDIFF_REPLICA_1": f"127.0.0.1:{upstream}", "BATCHDIFF_REPLICA_2": f"127.0.0.1:{upstream}"}.items():
-        site = site.replace("${" + name + "}", value)
+    """nginx in the foreground with the caching template (rendered by render.sh) in front of `upstream`."""
+    environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NGINX_PORT": f"127.0.0.1:{port}", "NGINX_CACHE_DIR": f"{directory}/cache",
+                   "NGINX_ACCESS_LOG": "/dev/null", "BATCHDIFF_REPLICAS": f"127.0.0.1:{upstream} 127.0.0.1:{upstream}"}
+    site = subprocess.run([os.path.join(NGINX_FOLDER, "render.sh"), os.path.join(NGINX_FOLDER, "batchdiff-cache.conf.template")],
+                          env=environment, check=True, capture_output=True, text=True).stdout
     open(f"{directory}/batchdiff.conf", "w").write(site)
     temp = "\n".join(f"    {kind}_temp_path {directory}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     open(f"{directory}/nginx.conf", "w").write(f"""daemon off;

@@ -72,8 +72,11 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 let response: HTTPClientResponse
                 do {
                     // A long poll of a window is cut short when the window moves.
-                    let request = configuration.changesRequest(since: version, window: window, cursor: cursor)
-                    guard let answered = try await send(request, window: window) else { continue }
+                    let (version, cursor) = (version, cursor)
+                    let answered = try await configuration.sendAuthorized({ token in
+                        configuration.changesRequest(since: version, window: window, cursor: cursor, token: token)
+                    }, by: { request in try await send(request, window: window) })
+                    guard let answered else { continue }
                     response = answered
                 } catch {
                     if Task.isCancelled { return nil }
@@ -190,7 +193,10 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         /// tried again after a growing delay.
         private mutating func move(to target: RowWindow) async throws -> FeedUpdate<Header, Item>? {
             guard let from = heldWindow, let held = collection else { return nil }
-            let response = try? await configuration.transport.send(configuration.changesRequest(since: version, window: from, wait: 0))
+            let (heldVersion, transport) = (version, configuration.transport)
+            let response = try? await configuration.sendAuthorized({ token in
+                configuration.changesRequest(since: heldVersion, window: from, wait: 0, token: token)
+            }, by: { request in try await transport.send(request) })
             guard let response, response.status == 200 else {
                 if response?.status == 410 {
                     version = 0
@@ -231,7 +237,11 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
 
         /// The page of the rows (sections) `range`, or `nil` when the server cannot give it now.
         private func fetchPage(_ range: Range<Int>) async -> FeedPage<Header, Item>? {
-            guard let response = try? await configuration.transport.send(configuration.pageRequest(range)), response.status == 200 else { return nil }
+            let transport = configuration.transport
+            let response = try? await configuration.sendAuthorized({ token in configuration.pageRequest(range, token: token) }, by: { request in
+                try await transport.send(request)
+            })
+            guard let response, response.status == 200 else { return nil }
             return try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body))
         }
 
@@ -301,8 +311,14 @@ public struct FollowerConfiguration: Sendable {
     /// The server's base URL, e.g. `http://127.0.0.1:8080`.
     public var serverURL: String
     public var feed: String
-    /// Sent as `Authorization: Bearer <token>` when set.
+    /// Sent as `Authorization: Bearer <token>` when set (and no ``tokenProvider`` is).
     public var token: String?
+    /// Asked for the bearer token before each request, and once more after the server
+    /// refused one with a 401 (`refused` true: the token it gave last was refused), so that
+    /// a follower outlives one token: return the token held, minting a new one when it is
+    /// about to expire or was refused; `nil` sends none. Only a second 401 in a row ends
+    /// the follower; an error it throws is waited out as a network error is.
+    public var tokenProvider: (@Sendable (_ refused: Bool) async throws -> String?)?
     public var transport: any HTTPTransport
     /// How long each long poll waits at the server (`wait=`), in whole seconds; 0 polls
     /// (with a short pause between answers that bring nothing).
@@ -325,13 +341,14 @@ public struct FollowerConfiguration: Sendable {
     public var onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)?
 
     public init(
-        serverURL: String, feed: String, token: String? = nil, transport: any HTTPTransport,
-        wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, idKey: String = "id", window: FollowedWindow? = nil,
-        onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
+        serverURL: String, feed: String, token: String? = nil, tokenProvider: (@Sendable (_ refused: Bool) async throws -> String?)? = nil,
+        transport: any HTTPTransport, wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, idKey: String = "id",
+        window: FollowedWindow? = nil, onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
         self.feed = feed
         self.token = token
+        self.tokenProvider = tokenProvider
         self.transport = transport
         self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
@@ -341,27 +358,39 @@ public struct FollowerConfiguration: Sendable {
         self.onRetry = onRetry
     }
 
+    /// `request`, made with the bearer token to send (``tokenProvider``'s, else ``token``),
+    /// sent by `send`; after a 401, when a provider gives the tokens, made and sent once more
+    /// with the one it gives when told of the refusal.
+    func sendAuthorized(
+        _ request: (_ token: String?) -> HTTPClientRequest, by send: (HTTPClientRequest) async throws -> HTTPClientResponse?
+    ) async throws -> HTTPClientResponse? {
+        guard let tokenProvider else { return try await send(request(token)) }
+        let response = try await send(request(try await tokenProvider(false)))
+        guard response?.status == 401 else { return response }
+        return try await send(request(try await tokenProvider(true)))
+    }
+
     /// `GET …/changes?since=N&wait=S` (of `window`, when given; `wait` overrides the
-    /// long poll's; a long poll asks with `cursor`, when given); the request may take the
-    /// wait and 15 s more.
-    func changesRequest(since version: Int, window: RowWindow? = nil, wait: Int? = nil, cursor: Int? = nil) -> HTTPClientRequest {
+    /// long poll's; a long poll asks with `cursor`, when given), with `token`; the request
+    /// may take the wait and 15 s more.
+    func changesRequest(since version: Int, window: RowWindow? = nil, wait: Int? = nil, cursor: Int? = nil, token: String?) -> HTTPClientRequest {
         let wait = wait ?? self.wait
         var url = "\(serverURL)/feeds/\(percentEncoded(feed))/changes?since=\(version)&wait=\(wait)"
         if let cursor, wait > 0 { url += "&cursor=\(cursor)" }
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
         if let window { url += "&offset=\(window.offset)&limit=\(window.limit)" }
-        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: TimeInterval(wait + 15))
+        return HTTPClientRequest(method: "GET", url: url, headers: Self.headers(token: token), timeout: TimeInterval(wait + 15))
     }
 
-    /// `GET /feeds/{id}?offset=&limit=`: a page of the rows (sections) `range`.
-    func pageRequest(_ range: Range<Int>) -> HTTPClientRequest {
+    /// `GET /feeds/{id}?offset=&limit=`: a page of the rows (sections) `range`, with `token`.
+    func pageRequest(_ range: Range<Int>, token: String?) -> HTTPClientRequest {
         let url = "\(serverURL)/feeds/\(percentEncoded(feed))?offset=\(range.lowerBound)&limit=\(Swift.min(range.count, 10_000))"
-        return HTTPClientRequest(method: "GET", url: url, headers: headers, timeout: 30)
+        return HTTPClientRequest(method: "GET", url: url, headers: Self.headers(token: token), timeout: 30)
     }
 
-    /// `Accept: application/json`, and the token when there is one.
-    private var headers: [(name: String, value: String)] {
+    /// `Accept: application/json`, and `token` when there is one.
+    private static func headers(token: String?) -> [(name: String, value: String)] {
         var headers = [(name: "Accept", value: "application/json")]
         if let token { headers.append((name: "Authorization", value: "Bearer \(token)")) }
         return headers

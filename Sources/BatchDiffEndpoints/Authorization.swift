@@ -14,8 +14,18 @@ extension BatchDiffService {
     /// `insufficient_scope`): its grant. Reads need a credential when a read token or keys
     /// are configured, writes when any token or keys are (else the request goes on, whatever
     /// credential it has); without one, 401. A credential that is neither a configured token
-    /// nor a signed one is 403. The credentials it let the request in by are the answer.
+    /// nor a signed one is 403. The credentials it let the request in by are the answer. A
+    /// read of a public feed (`--public-feeds`) is let in whatever credential it has, or
+    /// none (one that holds still names its client).
     func authorize(_ request: HTTPRequest, _ access: Endpoint.Access, feed: String?) throws(Problem) -> Credentials {
+        guard access == .read, let feed, configuration.isPublic(feed) else { return try authorizeByCredential(request, access, feed: feed) }
+        var credentials = (try? authorizeByCredential(request, access, feed: feed)) ?? Credentials()
+        credentials.readsPublicFeed = true
+        return credentials
+    }
+
+    /// ``authorize(_:_:feed:)`` by the request's credential alone.
+    private func authorizeByCredential(_ request: HTTPRequest, _ access: Endpoint.Access, feed: String?) throws(Problem) -> Credentials {
         let keyring = configuration.tokenKeys
         let isWrite = access == .write
         let needed = keyring != nil || (isWrite ? configuration.writeToken ?? configuration.readToken : configuration.readToken) != nil
@@ -78,6 +88,8 @@ struct Credentials: Sendable {
     var grant: TokenGrant?
     /// The token, static or signed, it was let in by; `nil` when none was needed.
     var token: [UInt8]?
+    /// Whether it reads a public feed (`--public-feeds`): its answer is the same whoever asks.
+    var readsPublicFeed = false
 
     /// Who `request` (the request let in by these) comes from, for limits per client, as
     /// bytes (two subjects that Unicode deems equivalent are two clients): the subject of

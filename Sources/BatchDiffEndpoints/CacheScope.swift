@@ -1,11 +1,11 @@
 import HTTPServer
 
 extension BatchDiffService {
-    /// Whether shared caches may keep the answer to `request`: unless the request carried
-    /// a token, in its header or its query (then the client alone may), or every feed is
-    /// public (`--public-feeds`). docs/feeds.md §5.4, docs/security.md.
+    /// Whether shared caches may keep the answer to `request`: a read of a public feed
+    /// (`--public-feeds`), whoever asked; another request unless it carried a token, in its
+    /// header or its query (then the client alone may). docs/feeds.md §5.4, docs/security.md.
     func isShared(_ request: HTTPRequest, _ credentials: Credentials) -> Bool {
-        configuration.publicFeeds || (credentials.token == nil && request.header("authorization") == nil)
+        credentials.readsPublicFeed || (credentials.token == nil && request.header("authorization") == nil)
     }
 
     /// `response` as shared caches must see it: unchanged when they may keep it; else with

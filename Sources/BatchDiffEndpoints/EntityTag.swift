@@ -40,10 +40,21 @@ enum EntityTag {
         return (false, versions)
     }
 
-    /// The condition of an `If-Match` header.
-    static func writeCondition(ifMatch header: String) -> WriteCondition {
-        let named = versions(in: header, weakMatches: false)
-        return named.any ? .exists : .latest(in: named.versions)
+    /// The condition of a write's `If-Match` and `If-None-Match` headers (either may be
+    /// absent): `If-Match` compares strongly, `If-None-Match` weakly (RFC 9110 §13.1).
+    static func writeCondition(ifMatch: String?, ifNoneMatch: String?) -> WriteCondition {
+        let matching = ifMatch.map { header -> WriteCondition in
+            let named = versions(in: header, weakMatches: false)
+            return named.any ? .exists : .latest(in: named.versions)
+        }
+        let notMatching = ifNoneMatch.map { header -> WriteCondition in
+            let named = versions(in: header, weakMatches: true)
+            return named.any ? .absent : .latestNot(in: named.versions)
+        }
+        switch (matching, notMatching) {
+        case let (matching?, notMatching?): return .both(matching, notMatching)
+        case let (matching, notMatching): return matching ?? notMatching ?? .none
+        }
     }
 
     /// Whether an `If-None-Match` header names `version` (or any, `*`): the answer is a 304.

@@ -14,9 +14,11 @@ public struct ServiceConfiguration: Sendable {
     /// When set, the parked long polls and event streams one client may hold at once
     /// (docs/security.md): beyond it, 429 `too_many_streams`.
     public var maxStreamsPerClient: Int?
-    /// Whether every feed is readable by every holder of a token, so that shared caches may
-    /// keep answers to requests that carried one (`Cache-Control: public`; else `private`).
-    public var publicFeeds = false
+    /// The feeds anyone may read, with or without a token (`--public-feeds`): their read
+    /// answers are `public` (shared caches may keep them) whoever asked. Every other feed
+    /// needs a token that grants it when tokens are configured, and its answers to a token
+    /// holder are `private`.
+    public var publicFeeds: [FeedPattern] = []
     /// Bytes all feeds may hold in memory (the answers kept and what the store keeps in memory).
     public var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.
@@ -26,4 +28,7 @@ public struct ServiceConfiguration: Sendable {
     public var eventHeartbeat = 15
 
     public init() {}
+
+    /// Whether feed `name` is public (``publicFeeds``).
+    func isPublic(_ name: String) -> Bool { publicFeeds.contains { $0.matches(name) } }
 }

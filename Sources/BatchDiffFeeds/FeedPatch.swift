@@ -16,6 +16,8 @@ public struct FeedPatch: Sendable {
     /// One op; `section` names a row's section in a sectioned feed.
     enum Op: Sendable {
         case upsert(item: JSONValue, section: JSONValue?, position: Position?)
+        /// An RFC 7396 merge patch to an existing row's content (``MergedRow``).
+        case merge(id: JSONValue, patch: JSONValue, section: JSONValue?)
         case remove(id: JSONValue, section: JSONValue?)
         case move(id: JSONValue, section: JSONValue?, position: Position)
         case upsertSection(item: JSONValue, position: Position?)
@@ -61,6 +63,7 @@ public struct FeedPatch: Sendable {
     /// The members each op takes, `op` aside.
     private static let members: [String: Set<String>] = [
         "upsert": ["item", "section", "before", "after", "at"],
+        "merge": ["id", "patch", "section"],
         "remove": ["id", "section"],
         "move": ["id", "section", "before", "after", "at"],
         "upsertSection": ["item", "before", "after", "at"],
@@ -71,7 +74,7 @@ public struct FeedPatch: Sendable {
     private static func op(_ value: JSONValue, at index: Int) throws(FeedError) -> Op {
         func refused(_ detail: String) -> FeedError { .patchRefused(PatchRefusal(.invalidShape, op: index, detail)) }
         guard let name = value.member(named: "op")?.string, let allowed = members[name] else {
-            throw refused("an op is an object whose \"op\" is upsert, remove, move, upsertSection, removeSection or moveSection; found \(describe(value))")
+            throw refused("an op is an object whose \"op\" is upsert, merge, remove, move, upsertSection, removeSection or moveSection; found \(describe(value))")
         }
         for (key, _) in value.members {
             guard let key = key.string, key == "op" || allowed.contains(key) else {
@@ -90,6 +93,7 @@ public struct FeedPatch: Sendable {
         let section = value.member(named: "section")
         switch name {
         case "upsert": return .upsert(item: try required("item"), section: section, position: position)
+        case "merge": return .merge(id: try required("id"), patch: try required("patch"), section: section)
         case "remove": return .remove(id: try required("id"), section: section)
         case "move": return .move(id: try required("id"), section: section, position: try requiredPosition())
         case "upsertSection":
@@ -132,7 +136,7 @@ public struct FeedPatch: Sendable {
             case .upsert(let item, let section, _):
                 rows.insert(item.itemIdentity(idKey: idKey))
                 if let section { sections.insert(section.fingerprint) }
-            case .remove(let id, let section), .move(let id, let section, _):
+            case .remove(let id, let section), .move(let id, let section, _), .merge(let id, _, let section):
                 rows.insert(id.fingerprint)
                 if let section { sections.insert(section.fingerprint) }
             case .upsertSection(let item, _): sections.insert(item.sectionIdentity(idKey: idKey))

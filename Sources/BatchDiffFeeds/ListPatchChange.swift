@@ -83,12 +83,18 @@ enum ListPatchChange {
             )
             self.runs = runs
             let (byNew, named) = (byNew, named)
+            // Each weighs the operations its staying saves: a run of k rows, k moves; a named
+            // row, one (a move, or a delete and insert for a reload). Of equally heavy ones,
+            // the one keeping more changed rows (a reload, not a delete and insert): a bonus
+            // of one on a scale that all the bonuses together stay below. (A changed row
+            // weighed 1.5 moves: two of them outweighed three moved rows that cost one less.)
+            let scale = named.count + 1
             let staying = UnnamedRuns.staying(runs.inNewOrder) { element in
                 switch element {
-                case .run(let index): return (runs.runs[index].oldStart, 2 * runs.runs[index].count)
+                case .run(let index): return (runs.runs[index].oldStart, runs.runs[index].count * scale)
                 case .named(let index):
                     let row = named[byNew[index]]
-                    return row.old.map { ($0.position, row.isChanged ? 3 : 2) }
+                    return row.old.map { ($0.position, scale + (row.isChanged ? 1 : 0)) }
                 }
             }
             var inserted: [RowOrder.PlacedRow] = []

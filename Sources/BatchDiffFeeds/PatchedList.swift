@@ -68,6 +68,15 @@ struct PatchedList {
                     if before[identity] == nil { added.insert(identity) }
                     try place(rows.order.newRow(identity: identity, content: item.fingerprint, location: location), at: position ?? .end)
                 }
+            case .merge(let id, let patch, let section):
+                try refuseSection(section)
+                if let row = try row(id.fingerprint, named: id, required: true) {
+                    guard let merged = try MergedRow(rows.texts[order.location(of: row)], merging: patch, identity: id.fingerprint, idKey: idKey) else {
+                        throw refused(.invalidShape, MergedRow.changesIdentity(of: id, idKey: idKey))
+                    }
+                    let location = RowOrder.TextLocation(text: rows.texts.add(merged.text), start: 0, count: Int32(merged.text.count))
+                    rows.order.change(row, content: merged.content, location: location)
+                }
             case .remove(let id, let section):
                 try refuseSection(section)
                 if let row = try row(id.fingerprint, named: id, required: true) { rows.order.remove(row) }

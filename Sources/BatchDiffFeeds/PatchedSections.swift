@@ -84,6 +84,7 @@ struct PatchedSections {
             opIndex = index
             switch op {
             case .upsert(let item, let section, let position): try upsert(item, in: section, at: position)
+            case .merge(let id, let patch, let section): try merge(id, by: patch, in: section)
             case .remove(let id, let section): try remove(id, from: section)
             case .move(let id, let section, let position): try move(id, to: section, at: position)
             case .upsertSection(let item, let position): try upsertSection(item, at: position)
@@ -116,6 +117,18 @@ struct PatchedSections {
         }
         let row = add(identity, content: item.fingerprint, location: location, to: section)
         try placeRow(row, identity, in: section, at: position ?? .end)
+    }
+
+    private mutating func merge(_ id: JSONValue, by patch: JSONValue, in sectionID: JSONValue?) throws(FeedError) {
+        let section = try rowSection(sectionID)
+        guard let row = try row(id.fingerprint, named: id, in: section, required: true) else { return }
+        let current = rows.texts[rows[section].rows.location(of: row)]
+        guard let merged = try MergedRow(current, merging: patch, identity: id.fingerprint, idKey: settings.idKey) else {
+            throw refused(.invalidShape, MergedRow.changesIdentity(of: id, idKey: settings.idKey))
+        }
+        let location = RowOrder.TextLocation(text: rows.texts.add(merged.text), start: 0, count: Int32(merged.text.count))
+        touch(RowKey(section: section, row: row), id.fingerprint)
+        rows.changeRows(of: section) { rows in rows.change(row, content: merged.content, location: location) }
     }
 
     private mutating func remove(_ id: JSONValue, from sectionID: JSONValue?) throws(FeedError) {

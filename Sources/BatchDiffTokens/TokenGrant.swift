@@ -16,8 +16,8 @@ public struct TokenGrant: Sendable, Equatable {
     public func covers(_ id: String) -> Bool { feeds.contains { $0.matches(id) } }
 }
 
-/// A feed-id pattern of a token's `feeds` claim: an exact id, or a prefix ending in `*`
-/// (`*` alone: every feed).
+/// A feed-id pattern of a token's `feeds` claim (and of `--public-feeds`): an exact id, or a
+/// prefix ending in `*` (`*` alone: every feed).
 public struct FeedPattern: Sendable, Equatable {
     /// The id, or the prefix without its `*`.
     public let text: String
@@ -26,7 +26,7 @@ public struct FeedPattern: Sendable, Equatable {
     /// The pattern written `pattern`; `nil` when a `*` stands anywhere but at its end, or
     /// when it holds a character no feed id has (ids are `A-Z a-z 0-9 . _ -`): such a
     /// pattern could only be meant to match by Unicode equivalence, which patterns never do.
-    init?(_ pattern: String) {
+    public init?(_ pattern: String) {
         isPrefix = pattern.utf8.last == UInt8(ascii: "*")
         text = isPrefix ? String(decoding: pattern.utf8.dropLast(), as: UTF8.self) : pattern
         guard text.utf8.allSatisfy(FeedID.isNameByte), isPrefix || !text.isEmpty else { return nil }

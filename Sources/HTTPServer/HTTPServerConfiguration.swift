@@ -41,6 +41,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var probePaths: Set<String> = []
     /// Connections let in past ``connectionLimit`` for ``probePaths`` alone.
     public static let probeConnections = 3
+    /// Open files the process needs besides its connections: the probe connections, each
+    /// thread's event loop and wake-up pipe, and room for the listening socket, standard
+    /// streams, logs and a store's files and database connections.
+    public var reservedOpenFiles: Int { Self.probeConnections + 2 * threads + 64 }
     /// Origins whose pages may read the answers (none by default: same origin only).
     public var crossOrigin = CrossOrigin()
 

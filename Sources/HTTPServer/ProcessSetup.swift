@@ -18,12 +18,18 @@ public enum ProcessSetup {
     }
 
     /// Raises the soft limit of open files to the hard limit: every connection, parked long
-    /// polls included, holds one.
-    public static func raiseOpenFileLimit() {
+    /// polls included, holds one. The limit in force after it (`Int.max` when unlimited or
+    /// unknown).
+    @discardableResult
+    public static func raiseOpenFileLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return .max }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { limit = raised }
+        }
+        return limit.rlim_cur > rlim_t(Int.max) ? .max : Int(limit.rlim_cur)  // (RLIM_INFINITY is all ones)
     }
 
     /// RLIMIT_NOFILE as getrlimit(2) takes it (Glibc imports the resource as an enum).

@@ -32,6 +32,10 @@ final class RequestLifecycle: Sendable {
     /// `batchdiff_event_streams`: responses streamed now (``ResponseStream``).
     private let streamsGauge = Gauge(label: "batchdiff_event_streams")
 
+    /// `batchdiff_connection_limit`: the connections served at once in force (what
+    /// `--max-connections` asked, or less when the open-files limit does not allow it).
+    private let connectionLimitGauge = Gauge(label: "batchdiff_connection_limit")
+
     private struct Parked {
         var pending: [ObjectIdentifier: PendingResponse] = [:]
         var streams: [ObjectIdentifier: ResponseStream] = [:]
@@ -54,6 +58,7 @@ final class RequestLifecycle: Sendable {
         memory = RequestMemoryBudget(limit: configuration.requestMemory, bytesPerBodyByte: configuration.memoryPerBodyByte)
         crossOrigin = configuration.crossOrigin
         probePaths = configuration.probePaths
+        connectionLimitGauge.record(configuration.connectionLimit)
         self.admit = admit
         self.refusal = refusal
         self.observer = observer

@@ -8,4 +8,9 @@ struct BatchDiffCommand: AsyncParsableCommand {
         subcommands: [ServeCommand.self, DiffCommand.self, FollowCommand.self, HealthcheckCommand.self],
         defaultSubcommand: ServeCommand.self
     )
+
+    /// Runs the command line, `--public-feeds` alone read as `--public-feeds=*`.
+    static func main() async {
+        await main(PublicFeedsOption.arguments(Array(CommandLine.arguments.dropFirst())))
+    }
 }

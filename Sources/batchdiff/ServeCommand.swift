@@ -63,8 +63,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Parked long polls and event streams one client may hold at once, beyond which it gets 429 too_many_streams; a client is a signed token's sub, else its token, else its address (behind a proxy, the proxy's for every client); 0: no limit (BATCHDIFF_MAX_STREAMS_PER_CLIENT).")
     var maxStreamsPerClient = Environment.integer(.maxStreamsPerClient, default: 0)
 
-    @Flag(help: "Every feed is readable by whoever reaches a shared cache in front: answers to requests that carried a token may be kept there (Cache-Control: public; else private). BATCHDIFF_PUBLIC_FEEDS=true sets it too.")
-    var publicFeeds = false
+    @Option(help: "Feeds anyone may read, with or without a token: comma-separated feed-id patterns as in tokens (an id, or a prefix ending in *); the flag alone means *. Their read answers are public (shared caches keep them whoever asked); every other feed needs a token that grants it, its answers private (BATCHDIFF_PUBLIC_FEEDS: patterns, or true for *).")
+    var publicFeeds: String?
 
     @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")
     var store = Environment.string("BATCHDIFF_STORE", default: "memory")
@@ -102,7 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard Double(jwtLeeway) <= TokenVerifier.maxLeeway else { throw ValidationError("--jwt-leeway must be at most 86400 seconds (a day)") }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
-        _ = try Environment.bool("BATCHDIFF_PUBLIC_FEEDS")
+        _ = try PublicFeedsOption.patterns(publicFeeds)
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
             throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(ConninfoRedaction.redacted(store).debugDescription)")
         }
@@ -125,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(BatchDiffService.prometheusFactory(registry: metricsRegistry))
         ProcessSetup.keepFreedMemory()
-        ProcessSetup.raiseOpenFileLimit()
+        let openFiles = ProcessSetup.raiseOpenFileLimit()
         ProcessSetup.ignoreBrokenPipes()
 
         var service = ServiceConfiguration()
@@ -143,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         service.maxStreamsPerClient = maxStreamsPerClient > 0 ? maxStreamsPerClient : nil
-        service.publicFeeds = try publicFeeds || Environment.bool("BATCHDIFF_PUBLIC_FEEDS")
+        service.publicFeeds = try PublicFeedsOption.patterns(publicFeeds)
         service.maxFeedMemory = maxFeedMemory
         service.maxWait = maxWait
         service.eventHeartbeat = eventHeartbeat
@@ -170,10 +170,18 @@ struct ServeCommand: AsyncParsableCommand {
         http.port = address.port
         http.bodyLimit = bodyLimit
         http.connectionLimit = maxConnections
+        http.threads = threads
+        // Connections past what the open-files limit allows would be refused at accept
+        // without a word: the limit that holds is kept, and said.
+        if openFiles < maxConnections + http.reservedOpenFiles {
+            http.connectionLimit = max(1, openFiles - http.reservedOpenFiles)
+            logger.warning("the open-files limit is \(openFiles) (its hard limit); --max-connections \(maxConnections) needs \(maxConnections + http.reservedOpenFiles): keeping \(http.connectionLimit) connections; raise the limit (ulimit -n, LimitNOFILE, docker --ulimit nofile) to have them all", metadata: [
+                "open_files": "\(openFiles)", "max_connections": "\(maxConnections)", "connection_limit": "\(http.connectionLimit)",
+            ])
+        }
         http.connectionTimeout = connectionTimeout
         http.headerTimeout = headerTimeout
         http.bodyTimeout = bodyTimeout
-        http.threads = threads
         http.minSendRate = minSendRate
         http.probePaths = BatchDiffService.probePaths
         http.requestMemory = requestMemory

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One finished run of the `batchdiff` executable.
+/// One finished run of the `batchdiff` executable (or of another command).
 struct CommandRun {
     var status: Int32
     var output: String
@@ -11,8 +11,13 @@ struct CommandRun {
     /// up to `timeout` seconds, then it is killed (a command that should have stopped, a
     /// server that should have refused to start, never stalls the tests).
     init(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: Double = 60) throws {
+        try self.init(executable: try ServerProcess.binaryURL(), arguments, input: input, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `executable` with `arguments` as ``init(_:input:environment:timeout:)`` runs `batchdiff`.
+    init(executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: Double = 60) throws {
         let process = Process()
-        ServerProcess.endingWithThisProcess(process, try ServerProcess.binaryURL(), arguments)
+        ServerProcess.endingWithThisProcess(process, executable, arguments)
         process.environment = ServerProcess.environment(environment)
         let output = Pipe()
         let error = Pipe()

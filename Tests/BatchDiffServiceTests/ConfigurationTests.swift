@@ -47,6 +47,21 @@ final class ConfigurationTests: ServerTestCase {
         XCTAssertEqual(try first.client.get("/healthz").status, 200)
     }
 
+    /// Under an open-files limit too low for `--max-connections`, the server says so at
+    /// start (both numbers, and the connections it keeps) and `/metrics` shows the limit in
+    /// force. Under 20,000 open files, `--max-connections 200000` silently stayed at 20,000.
+    func testAConnectionLimitTheOpenFilesCannotHoldIsSaid() throws {
+        let limited = try startServer(["--max-connections", "5000", "--threads", "2"], openFiles: 1024)
+        // 1,024 files, less 3 probe connections, 2 per thread and 64 for the rest.
+        XCTAssertEqual(try limited.client.metric("batchdiff_connection_limit"), 953)
+        let said = "the open-files limit is 1024 (its hard limit); --max-connections 5000 needs 5071: keeping 953 connections"
+        XCTAssertTrue(eventually(timeout: 5) { ((try? String(contentsOf: limited.logURL, encoding: .utf8)) ?? "").contains(said) },
+                      (try? String(contentsOf: limited.logURL, encoding: .utf8)) ?? "")
+        let roomy = try startServer(["--max-connections", "500", "--threads", "2"], openFiles: 1024)
+        XCTAssertEqual(try roomy.client.metric("batchdiff_connection_limit"), 500)
+        XCTAssertFalse(((try? String(contentsOf: roomy.logURL, encoding: .utf8)) ?? "").contains("open-files limit"))
+    }
+
     func testABadIntegerStopsServeButNotHelp() throws {
         let refused = try CommandRun(["serve", "--port", "0"], environment: ["BATCHDIFF_MAX_WAIT": "soon"])
         XCTAssertEqual(refused.status, 64, "a usage error")

@@ -64,6 +64,12 @@ final class FeedTests: ServerTestCase {
         assertVersion(try client.put("/feeds/cond", "[4]", headers: ["If-Match": "*"]), first + 3)
     }
 
+    /// `If-None-Match: *` creates only, `If-Match: *` writes only an existing feed: a
+    /// retried sign-up does not wipe the list (it answered 200 and replaced it).
+    func testIfNoneMatchCreatesOnly() throws {
+        try assertCreateOnlyWrites(try startServer().client, feed: "signup")
+    }
+
     /// 8 writers loop read-then-conditional-write (retrying on 412): no update is lost.
     func testParallelConditionalWritersLoseNoUpdate() throws {
         let client = try startServer().client

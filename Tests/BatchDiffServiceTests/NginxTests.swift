@@ -101,21 +101,24 @@ final class NginxProcess {
     var accessLog: String { (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
 
     /// nginx with the template `template` of `deploy/nginx/` (a cache's files in its
-    /// directory), in front of `replicas`.
-    init(replicas: [UInt16], template: String = "batchdiff.conf.template") throws {
+    /// directory), in front of `replicas`, rendered by `deploy/nginx/render.sh` as the README
+    /// shows (`publicFeeds`: its BATCHDIFF_PUBLIC_FEEDS).
+    init(replicas: [UInt16], template: String = "batchdiff.conf.template", publicFeeds: String? = nil) throws {
         port = try freeLoopbackPort()
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("batchdiff-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx/\(template)")
-        var site = try String(contentsOf: template, encoding: .utf8)
-        let variables = [
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy/nginx").standardized
+        var environment = [
             "NGINX_PORT": "127.0.0.1:\(port)", "NGINX_CACHE_DIR": directory.appendingPathComponent("cache").path,
             "NGINX_ACCESS_LOG": directory.appendingPathComponent("access.log").path,
-        ].merging(
-            replicas.enumerated().map { ("BATCHDIFF_REPLICA_\($0.offset + 1)", "127.0.0.1:\($0.element)") }
-        ) { $1 }
-        for (name, value) in variables { site = site.replacingOccurrences(of: "${\(name)}", with: value) }
-        try site.write(to: directory.appendingPathComponent("batchdiff.conf"), atomically: true, encoding: .utf8)
+            "BATCHDIFF_REPLICAS": replicas.map { "127.0.0.1:\($0)" }.joined(separator: " "),
+        ]
+        if let publicFeeds { environment["BATCHDIFF_PUBLIC_FEEDS"] = publicFeeds }
+        let render = try CommandRun(
+            executable: folder.appendingPathComponent("render.sh"), [folder.appendingPathComponent(template).path], environment: environment
+        )
+        guard render.status == 0 else { throw ServerError("render.sh \(template): \(render.error)") }
+        try render.output.write(to: directory.appendingPathComponent("batchdiff.conf"), atomically: true, encoding: .utf8)
         let path = directory.path
         try """
             daemon off;

@@ -48,7 +48,7 @@ struct PatchGenerator {
         var rows = rows
         var ops: [Object] = []
         for _ in 0..<(1 + random.below(6)) {
-            let kind = rows.isEmpty ? 1 : rows.count > 30 && random.chance(50) ? 2 : random.below(5)
+            let kind = rows.isEmpty ? 1 : rows.count > 30 && random.chance(50) ? 2 : random.below(6)
             switch kind {
             case 0, 1:  // upsert: an existing row (new content, maybe moved) or a new one
                 let existing = kind == 0 ? random.below(rows.count) : nil
@@ -63,12 +63,33 @@ struct PatchGenerator {
             case 2:
                 let row = rows.remove(at: random.below(rows.count))
                 ops.append(["op": "remove", "id": row["id"]!])
+            case 5:  // merge: members set, removed with null, a nested object merged
+                let at = random.below(rows.count)
+                var patch: Object = ["v": random.below(4)]
+                switch random.below(3) {
+                case 0: patch["w"] = NSNull()
+                case 1: patch["w"] = ["a": random.below(3), "b": NSNull()]
+                default: patch["w"] = ["b": random.below(3)]
+                }
+                if random.chance(30) { patch["id"] = rows[at]["id"]! }
+                rows[at] = Self.merged(rows[at], patch) as! Object
+                ops.append(["op": "merge", "id": rows[at]["id"]!, "patch": patch])
             default:
                 let row = rows.remove(at: random.below(rows.count))
                 ops.append(move("move", row, into: &rows))
             }
         }
         return (ops, rows)
+    }
+
+    /// `target` with the merge patch `patch` applied (RFC 7396 §2), the model of `merge`.
+    static func merged(_ target: Any?, _ patch: Any) -> Any {
+        guard let patch = patch as? Object else { return patch }
+        var result = target as? Object ?? [:]
+        for (key, value) in patch {
+            result[key] = value is NSNull ? nil : merged(result[key], value)
+        }
+        return result
     }
 
     /// 1 to 6 ops on the sections `sections` (each `{"id", "title", "items"}`), and the

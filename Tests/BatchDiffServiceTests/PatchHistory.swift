@@ -110,7 +110,7 @@ extension ServerTestCase {
         } catch {
             XCTFail("step \(step): \(error); \(body) → \(answer)")
         }
-        XCTAssertLessThanOrEqual(operationCount(answer), operationCount(pair), "step \(step): \(body)")
+        XCTAssertLessThanOrEqual(operationCount(answer), operationCount(pair), "step \(step): \(body) ANSWER \(jsonText(answer["rows"] ?? [:])) PAIR \(jsonText(pair["rows"] ?? [:])) OLD \(jsonText(old)) NEW \(jsonText(new))")
     }
 
     /// The `values` of a list's `changes` answer are the new rows it inserts, and the new

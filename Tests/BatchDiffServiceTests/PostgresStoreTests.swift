@@ -76,6 +76,30 @@ final class PostgresStoreTests: ServerTestCase {
         assertProblem(try b.put("/feeds/unique?uniqueIdentities=false", "[1]"), 422, "invalid_shape")
     }
 
+    /// `If-None-Match: *` creates only, over the database as in memory; eight sign-ups of
+    /// one feed at once over both servers: one creates it, the others get 412 and change
+    /// nothing (the check and the write are one step).
+    func testCreateOnlyWritesOverBothServers() throws {
+        let servers = try startServers(2)
+        let clients = servers.map(\.client)
+        try assertCreateOnlyWrites(clients[1], feed: "signup")
+        for round in 0..<3 {
+            let statuses = Collector<(writer: Int, status: Int)>()
+            let finished = runConcurrently(8, timeout: 30) { writer in
+                let put = try? clients[writer % 2].put("/feeds/race-\(round)", "[\(writer)]", headers: ["If-None-Match": "*"])
+                statuses.append((writer, put?.status ?? 0))
+            }
+            XCTAssertTrue(finished, "round \(round): the writers did not finish")
+            let created = statuses.all.filter { $0.status == 200 }
+            XCTAssertEqual(created.count, 1, "round \(round): \(statuses.all)")
+            XCTAssertEqual(statuses.all.filter { $0.status == 412 }.count, 7, "round \(round): \(statuses.all)")
+            let winner = try XCTUnwrap(created.first).writer
+            for client in clients {
+                XCTAssertEqual(assertJSON(try client.get("/feeds/race-\(round)"))["data"].map(canonicalJSON), "[\(winner)]")
+            }
+        }
+    }
+
     /// Eight writers over both servers, each reading as an HTTP library does (asking for
     /// gzip) and writing back with `If-Match` set to the ETag it received: every write
     /// is acknowledged once nobody wrote in between, and none is lost. With weak tags on

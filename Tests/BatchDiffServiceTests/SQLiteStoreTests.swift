@@ -34,6 +34,10 @@ final class SQLiteStoreTests: ServerTestCase {
         return answers
     }
 
+    func testIfNoneMatchCreatesOnly() throws {
+        try assertCreateOnlyWrites(try startServer(["--store", store]).client, feed: "signup")
+    }
+
     func testFeedsSurviveARestart() throws {
         let first = try startServer(["--store", store, "--max-versions", "5"])
         var generator = SnapshotGenerator(seed: 21)

@@ -16,12 +16,12 @@ final class ServerProcess {
 
     /// Starts the server with `arguments` after `serve --host 127.0.0.1 --port 0` and waits
     /// (up to `timeout` seconds) for its `listening on` line.
-    init(_ arguments: [String] = [], environment: [String: String] = [:], timeout: Double = 20) throws {
+    init(_ arguments: [String] = [], environment: [String: String] = [:], openFiles: Int? = nil, timeout: Double = 20) throws {
         let binary = try Self.binaryURL()
         logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("batchdiff-test-\(getpid())-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        Self.endingWithThisProcess(process, binary, ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments)
+        Self.endingWithThisProcess(process, binary, ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments, openFiles: openFiles)
         process.environment = Self.environment(environment)
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: logURL)
@@ -51,9 +51,11 @@ final class ServerProcess {
     /// --pdeathsig KILL`, which execs it in place (its pid is the program's). The signal
     /// comes when the thread that started it ends: tests start their processes from the
     /// thread that runs them.
-    static func endingWithThisProcess(_ process: Process, _ executable: URL, _ arguments: [String]) {
+    static func endingWithThisProcess(_ process: Process, _ executable: URL, _ arguments: [String], openFiles: Int? = nil) {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--pdeathsig", "KILL", "--", executable.path] + arguments
+        // With `openFiles`, under that open-files limit (soft and hard).
+        let limited = openFiles.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)", "--"] } ?? []
+        process.arguments = ["--pdeathsig", "KILL", "--"] + limited + [executable.path] + arguments
     }
 
     /// Resident memory now (VmRSS), in bytes.

@@ -5,13 +5,13 @@ import XCTest
 class ServerTestCase: XCTestCase {
     private var servers: [ServerProcess] = []
 
-    /// Starts a server with `arguments` and `environment`; it is killed at tearDown if
-    /// still running.
+    /// Starts a server with `arguments` and `environment` (under an open-files limit of
+    /// `openFiles`, when given); it is killed at tearDown if still running.
     func startServer(
-        _ arguments: [String] = [], environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+        _ arguments: [String] = [], environment: [String: String] = [:], openFiles: Int? = nil, file: StaticString = #filePath, line: UInt = #line
     ) throws -> ServerProcess {
         do {
-            let server = try ServerProcess(arguments, environment: environment)
+            let server = try ServerProcess(arguments, environment: environment, openFiles: openFiles)
             servers.append(server)
             return server
         } catch {

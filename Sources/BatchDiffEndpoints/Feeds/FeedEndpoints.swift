@@ -11,7 +11,8 @@ import Glibc
 /// The feed routes: HTTP in and out, the feed core in between (docs/feeds.md). Each is
 /// answered off the server's threads, since the feed core's calls may wait for the store.
 extension BatchDiffService {
-    /// `PUT /feeds/{id}`: stores a snapshot; `If-Match: "N"` makes it conditional;
+    /// `PUT /feeds/{id}`: stores a snapshot; `If-Match: "N"` makes it conditional,
+    /// `If-None-Match: *` creates only, `If-Match: *` writes only an existing feed;
     /// `changedMembers` and `maxChanges` shape the answer's batch.
     func putFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
         let id = try feedID(name)
@@ -20,7 +21,7 @@ extension BatchDiffService {
         let uniqueIdentities = try booleanParameter(request.query, "uniqueIdentities")
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
-        let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
+        let condition = EntityTag.writeCondition(ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
         let write = try await feedCall { () async throws(FeedError) in
             try await self.feeds.write(request.body, to: id, idKey: idKey, uniqueIdentities: uniqueIdentities, condition: condition, options: options)
         }
@@ -35,7 +36,7 @@ extension BatchDiffService {
         let id = try feedID(name)
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PATCH answers batch or steps") }
-        let condition = request.header("if-match").map(EntityTag.writeCondition(ifMatch:)) ?? .none
+        let condition = EntityTag.writeCondition(ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
         let key = request.header("idempotency-key")
         if let key, !(1...128).contains(key.utf8.count) || !key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             throw Problem.badHeader("Idempotency-Key: 1 to 128 visible ASCII characters, not \(key.prefix(140).debugDescription)")
@@ -79,14 +80,17 @@ extension BatchDiffService {
     }
 
     /// A page of feed `id`'s latest collection, `{"feed","version","total","offset","data","next"}`,
-    /// with the whole feed's `ETag` (docs/feeds.md §4.1); `If-None-Match` gives 304.
+    /// with the whole feed's `ETag` (docs/feeds.md §4.1); `If-None-Match` gives 304. A public
+    /// feed's page is the same for everyone: caches may keep it a second, as they keep a
+    /// `changes` answer (`--public-feeds`, docs/feeds.md §5.4).
     private func getPage(_ id: FeedID, _ request: HTTPRequest, from start: PageStart, limit: Int) async throws(Problem) -> HTTPResponse {
         let page = try await feedCall { () async throws(FeedError) in try await self.feeds.page(of: id, from: start, limit: limit) }
         let tag = EntityTag.of(version: page.version)
         if let ifNoneMatch = request.header("if-none-match"), EntityTag.ifNoneMatch(ifNoneMatch, names: page.version) {
             return ResponseEncoding(request).notModified(tag: tag, bodySize: page.answer.bytes.count)
         }
-        return .json(200, shared: page.answer, headers: [("ETag", tag)])
+        let caching = configuration.isPublic(id.name) ? [("Cache-Control", "public, max-age=1")] : []
+        return .json(200, shared: page.answer, headers: [("ETag", tag)] + caching)
     }
 
     /// The page a `GET /feeds/{id}` asks for: `offset` (0 and up) or `after` (a row's
@@ -319,7 +323,8 @@ extension Problem {
         case .notFound(let id): self = .feedNotFound(id.name)
         case .versionGone(let id, let since, let latest): self = .versionGone(feed: id.name, since: since, latest: latest)
         case .conditionFailed(let id, let latest):
-            self = .preconditionFailed(latest.map { "If-Match: feed \(id) is at version \($0)" } ?? "If-Match: feed \(id) does not exist yet")
+            // (The write named the condition: the detail says what the feed is.)
+            self = .preconditionFailed(latest.map { "feed \(id) exists, at version \($0)" } ?? "feed \(id) does not exist")
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
