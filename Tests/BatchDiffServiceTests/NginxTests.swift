@@ -69,6 +69,20 @@ final class NginxTests: ServerTestCase {
 /// port of 127.0.0.1, in the foreground as one process (no master, no workers), its files
 /// in a temporary directory. Stopped when dropped.
 extension NginxTests {
+    /// The shipped `nginx.conf`, with the cache template rendered by `render.sh` for three
+    /// replicas as the README shows, runs and answers through every replica.
+    func testTheShippedConfigurationRunsARenderedTemplate() throws {
+        let servers = try (0..<3).map { _ in try startServer() }
+        let nginx = try NginxProcess(
+            replicas: servers.map(\.port), template: "batchdiff-cache.conf.template", publicFeeds: "leaderboard", shippedConfiguration: true
+        )
+        let through = HTTPClient(port: nginx.port)
+        for _ in 0..<6 { XCTAssertEqual(try through.get("/healthz").status, 200) }
+        for server in servers {
+            XCTAssertGreaterThan(try server.client.requestsAnswered("GET", "/healthz"), 0, "round robin over every replica: \(nginx.errorLog)")
+        }
+    }
+
     /// Through the repository's nginx template, an event stream's head and each event reach
     /// the client at once (nothing held in a proxy buffer), and its heartbeats keep it open.
     func testEventStreamsPassThroughNginxAtOnce() throws {
@@ -102,8 +116,10 @@ final class NginxProcess {
 
     /// nginx with the template `template` of `deploy/nginx/` (a cache's files in its
     /// directory), in front of `replicas`, rendered by `deploy/nginx/render.sh` as the README
-    /// shows (`publicFeeds`: its BATCHDIFF_PUBLIC_FEEDS).
-    init(replicas: [UInt16], template: String = "batchdiff.conf.template", publicFeeds: String? = nil) throws {
+    /// shows (`publicFeeds`: its BATCHDIFF_PUBLIC_FEEDS). With `shippedConfiguration`, nginx
+    /// runs `deploy/nginx/nginx.conf` as it is, but for where it includes the rendered file
+    /// and logs errors (in the directory), run in the foreground as one process.
+    init(replicas: [UInt16], template: String = "batchdiff.conf.template", publicFeeds: String? = nil, shippedConfiguration: Bool = false) throws {
         port = try freeLoopbackPort()
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("batchdiff-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -120,7 +136,14 @@ final class NginxProcess {
         guard render.status == 0 else { throw ServerError("render.sh \(template): \(render.error)") }
         try render.output.write(to: directory.appendingPathComponent("batchdiff.conf"), atomically: true, encoding: .utf8)
         let path = directory.path
-        try """
+        if shippedConfiguration {
+            let shipped = try String(contentsOf: folder.appendingPathComponent("nginx.conf"), encoding: .utf8)
+            let moved = shipped.replacingOccurrences(of: "include /etc/nginx/batchdiff.conf;", with: "include \(path)/batchdiff.conf;")
+                .replacingOccurrences(of: "error_log /var/log/nginx/error.log warn;", with: "error_log \(path)/error.log warn;")
+            guard moved != shipped else { throw ServerError("deploy/nginx/nginx.conf no longer includes /etc/nginx/batchdiff.conf") }
+            try moved.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        } else {
+            try """
             daemon off;
             master_process off;
             pid \(path)/nginx.pid;
@@ -137,7 +160,11 @@ final class NginxProcess {
                 include \(path)/batchdiff.conf;
             }
             """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        ServerProcess.endingWithThisProcess(process, URL(fileURLWithPath: "/usr/sbin/nginx"), ["-p", path, "-e", "\(path)/error.log", "-c", "\(path)/nginx.conf"])
+        }
+        let foreground = shippedConfiguration ? ["-g", "daemon off; master_process off; pid \(path)/nginx.pid;"] : []
+        ServerProcess.endingWithThisProcess(
+            process, URL(fileURLWithPath: "/usr/sbin/nginx"), ["-p", path, "-e", "\(path)/error.log", "-c", "\(path)/nginx.conf"] + foreground
+        )
         process.standardInput = FileHandle.nullDevice
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { throw ServerError("no nginx: run make deps-test") }
         try process.run()
