@@ -74,8 +74,7 @@ struct PatchedList {
                     guard let merged = try MergedRow(rows.texts[order.location(of: row)], merging: patch, identity: id.fingerprint, idKey: idKey) else {
                         throw refused(.invalidShape, MergedRow.changesIdentity(of: id, idKey: idKey))
                     }
-                    let location = RowOrder.TextLocation(text: rows.texts.add(merged.text), start: 0, count: Int32(merged.text.count))
-                    rows.order.change(row, content: merged.content, location: location)
+                    rows.order.change(row, content: merged.content, location: rows.texts.add(row: merged.text))
                 }
             case .remove(let id, let section):
                 try refuseSection(section)

@@ -126,7 +126,7 @@ struct PatchedSections {
         guard let merged = try MergedRow(current, merging: patch, identity: id.fingerprint, idKey: settings.idKey) else {
             throw refused(.invalidShape, MergedRow.changesIdentity(of: id, idKey: settings.idKey))
         }
-        let location = RowOrder.TextLocation(text: rows.texts.add(merged.text), start: 0, count: Int32(merged.text.count))
+        let location = rows.texts.add(row: merged.text)
         touch(RowKey(section: section, row: row), id.fingerprint)
         rows.changeRows(of: section) { rows in rows.change(row, content: merged.content, location: location) }
     }

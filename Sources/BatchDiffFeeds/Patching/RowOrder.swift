@@ -327,6 +327,11 @@ struct RowTexts {
         return Int32(texts.count - 1)
     }
 
+    /// Adds `text`, one row's whole (a merged row's), and gives where the row now reads from.
+    mutating func add(row text: [UInt8]) -> RowOrder.TextLocation {
+        RowOrder.TextLocation(text: add(text), start: 0, count: Int32(text.count))
+    }
+
     /// The text at `location`.
     subscript(location: RowOrder.TextLocation) -> ArraySlice<UInt8> {
         let start = Int(location.start)
