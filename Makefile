@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest loadtest-logging soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-fanout-postgres bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest loadtest-logging soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -88,6 +88,11 @@ bench-hardening: release
 # (three runs); /healthz meanwhile.
 bench-fanout: release
 	scripts/bench-fanout.py .build/release/batchdiff
+
+# The same wakes on a server on PostgreSQL, run after run with one in memory: times, their
+# ratio, the store calls during each wake, and clients not answered with the new version.
+bench-fanout-postgres: deps-test release
+	FANOUT_STORE=postgres scripts/bench-fanout.py .build/release/batchdiff
 
 bench-memory: release
 	scripts/bench-memory.py

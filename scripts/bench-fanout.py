@@ -12,7 +12,12 @@ long polls, then N parked streams, add to it (a fresh one: memory freed by a wak
 for reuse, so a later reading would mix in the last run's).
 Prints each figure's median and spread over the runs, and streams / long polls.
 
-Env: FANOUT_CLIENTS (default 10000), FANOUT_RUNS (default 3).
+With FANOUT_STORE=postgres, the runs are made on a server whose store is a throwaway
+PostgreSQL cluster (Debian's, on loopback) and, alternately, on one in memory: each wake's
+time on both, the ratio PostgreSQL / memory, the store calls the server made during each
+wake, and how many clients got anything but the new version (none may).
+
+Env: FANOUT_CLIENTS (default 10000), FANOUT_RUNS (default 3), FANOUT_STORE (memory or postgres).
 Usage: scripts/bench-fanout.py <batchdiff binary>
 """
 import json
@@ -28,8 +33,11 @@ import tempfile
 import time
 import urllib.request
 
+import benchlib
+
 CLIENTS = int(os.environ.get("FANOUT_CLIENTS", "10000"))
 RUNS = int(os.environ.get("FANOUT_RUNS", "3"))
+STORE = os.environ.get("FANOUT_STORE", "memory")
 
 
 def fail(message):
@@ -37,10 +45,10 @@ def fail(message):
     sys.exit(1)
 
 
-def start_server(binary):
+def start_server(binary, store=()):
     log = tempfile.NamedTemporaryFile(prefix="fanout-server-", suffix=".log", delete=False)
     server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning",
-                               "--max-connections", str(2 * CLIENTS + 100), "--event-heartbeat", "120", "--max-wait", "120"],
+                               "--max-connections", str(2 * CLIENTS + 100), "--event-heartbeat", "120", "--max-wait", "120", *store],
                               stdout=log, stderr=subprocess.STDOUT)
     for _ in range(300):
         with open(log.name) as text:
@@ -60,10 +68,10 @@ def http(port, method, path, body=None):
 
 
 def metric(port, name):
-    for line in http(port, "GET", "/metrics").decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[-1])
-    return None
+    """The value of metric `name` (with its labels, if any: `name{...}`), summed over them."""
+    values = [float(line.split()[-1]) for line in http(port, "GET", "/metrics").decode().splitlines()
+              if line.startswith(name + " ") or line.startswith(name + "{")]
+    return sum(values) if values else None
 
 
 def healthz_ms(port, probes=20):
@@ -100,7 +108,8 @@ def wait_parked(port, gauge):
 
 
 def drain(clients, marker, timeout=30):
-    """Reads every client until its bytes hold `marker`; returns when the last one does."""
+    """Reads every client until its bytes hold `marker`, or an answer that is not 200;
+    returns when the last one did, and how many got such an answer."""
     poller = select.epoll()
     waiting = {}
     buffers = {}
@@ -109,6 +118,7 @@ def drain(clients, marker, timeout=30):
         waiting[client.fileno()] = client
         buffers[client.fileno()] = b""
     last = time.perf_counter()
+    failed = 0
     deadline = time.time() + timeout
     while waiting and time.time() < deadline:
         for fd, _ in poller.poll(1):
@@ -120,7 +130,9 @@ def drain(clients, marker, timeout=30):
             except BlockingIOError:
                 continue
             buffers[fd] += chunk
-            if marker in buffers[fd]:
+            refused = buffers[fd].startswith(b"HTTP/1.1 ") and not buffers[fd].startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in buffers[fd]
+            if marker in buffers[fd] or refused or b"event: problem" in buffers[fd]:
+                failed += marker not in buffers[fd]
                 last = time.perf_counter()
                 poller.unregister(fd)
                 del waiting[fd]
@@ -129,7 +141,7 @@ def drain(clients, marker, timeout=30):
     poller.close()
     if waiting:
         fail(f"{len(waiting)} of {CLIENTS} clients did not receive {marker!r} within {timeout} s")
-    return last
+    return last, failed
 
 
 def parked_memory_kb(binary, streams):
@@ -160,13 +172,23 @@ def fan_out(port, feed, version, streams):
     if streams:
         drain(clients, b"retry: 1000")  # each stream's head and first line are in
     during = healthz_ms(port)
+    calls = metric(port, "batchdiff_store_call_seconds_count") or 0
     written = json.loads(http(port, "PUT", f"/feeds/{feed}", [1, 2, 3, time.time_ns()]))["version"]
     acknowledged = time.perf_counter()
     marker = f"id: {written}".encode() if streams else f'"to":{written}'.encode()
-    last = drain(clients, marker)
+    last, failed = drain(clients, marker)
+    calls = (metric(port, "batchdiff_store_call_seconds_count") or 0) - calls
     for client in clients:
         client.close()
-    return (last - acknowledged) * 1000, during, written
+    return Wake((last - acknowledged) * 1000, during, written, int(calls), failed)
+
+
+class Wake:
+    """One fan-out: ms from the PUT's answer to the last client's, /healthz ms meanwhile,
+    the version written, the store calls made during it, the clients not answered with it."""
+
+    def __init__(self, ms, health, version, calls, failed):
+        self.ms, self.health, self.version, self.calls, self.failed = ms, health, version, calls, failed
 
 
 def spread(values, digits=0):
@@ -181,6 +203,9 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if hard < CLIENTS + 100:
         fail(f"the open-file limit {hard} is too low for {CLIENTS} clients")
+    if STORE == "postgres":
+        compare_stores(sys.argv[1])
+        return
     poll_kb = parked_memory_kb(sys.argv[1], streams=False)
     stream_kb = parked_memory_kb(sys.argv[1], streams=True)
     server, port = start_server(sys.argv[1])
@@ -189,14 +214,15 @@ def main():
         before = healthz_ms(port)
         polls, streams, ratios, health = [], [], [], []
         for run in range(1, RUNS + 1):
-            poll_ms, poll_health, version = fan_out(port, "crowd", version, streams=False)
-            stream_ms, stream_health, version = fan_out(port, "crowd", version, streams=True)
-            polls.append(poll_ms)
-            streams.append(stream_ms)
-            ratios.append(stream_ms / poll_ms)
-            health += [poll_health, stream_health]
-            print(f"run {run}: {CLIENTS} long polls answered {poll_ms:.0f} ms after the PUT's answer, "
-                  f"{CLIENTS} streams {stream_ms:.0f} ms; /healthz meanwhile {poll_health:.2f} / {stream_health:.2f} ms", flush=True)
+            poll = fan_out(port, "crowd", version, streams=False)
+            stream = fan_out(port, "crowd", poll.version, streams=True)
+            version = stream.version
+            polls.append(poll.ms)
+            streams.append(stream.ms)
+            ratios.append(stream.ms / poll.ms)
+            health += [poll.health, stream.health]
+            print(f"run {run}: {CLIENTS} long polls answered {poll.ms:.0f} ms after the PUT's answer, "
+                  f"{CLIENTS} streams {stream.ms:.0f} ms; /healthz meanwhile {poll.health:.2f} / {stream.health:.2f} ms", flush=True)
         print(f"fanout: {CLIENTS} long polls on one feed, last answer after the PUT's answer: {spread(polls)} ms over {RUNS} runs")
         print(f"fanout: {CLIENTS} event streams on one feed, last event after the PUT's answer: {spread(streams)} ms "
               f"(goal <= 1000); streams / long polls {spread(ratios, 2)}")
@@ -206,6 +232,39 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def compare_stores(binary):
+    """The wakes on a server on PostgreSQL and on one in memory, run after run."""
+    cluster = benchlib.Cluster()
+    servers = {}
+    try:
+        servers["postgres"] = start_server(binary, ["--store", cluster.uri])
+        servers["memory"] = start_server(binary)
+        versions = {store: json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"] for store, (_, port) in servers.items()}
+        wakes = {(store, streams): [] for store in servers for streams in (False, True)}
+        for run in range(1, RUNS + 1):
+            for streams in (False, True):
+                for store, (_, port) in servers.items():
+                    wake = fan_out(port, "crowd", versions[store], streams)
+                    versions[store] = wake.version
+                    wakes[store, streams].append(wake)
+                    kind = "streams" if streams else "long polls"
+                    print(f"run {run}: {store}: {CLIENTS} {kind} answered {wake.ms:.0f} ms after the PUT's answer; "
+                          f"{wake.calls} store calls meanwhile; {wake.failed} not answered with the version", flush=True)
+        for streams in (False, True):
+            kind = "event streams" if streams else "long polls"
+            postgres, memory = wakes["postgres", streams], wakes["memory", streams]
+            print(f"fanout-postgres: {CLIENTS} {kind} on one feed, last answer after the PUT's answer: PostgreSQL "
+                  f"{spread([w.ms for w in postgres])} ms, memory {spread([w.ms for w in memory])} ms, PostgreSQL / memory "
+                  f"{spread([p.ms / m.ms for p, m in zip(postgres, memory)], 2)} (goal <= 1.5, and <= 1000 ms); "
+                  f"store calls during the wake {spread([w.calls for w in postgres])} (goal <= 50); "
+                  f"clients not answered with the version: {sum(w.failed for w in postgres)} (goal 0)")
+    finally:
+        for server, _ in servers.values():
+            server.terminate()
+            server.wait(timeout=30)
+        cluster.close()
 
 
 if __name__ == "__main__":

@@ -169,7 +169,6 @@ public final class PostgresFeedStore: FeedStore {
         }
         guard stored else { return false }
         cache.withLock { $0.keep(StoredSnapshot(settings: settings, snapshot: snapshot), for: id) }
-        observers.notify(.appended(id, version: version))
         return true
     }
 
@@ -220,9 +219,7 @@ public final class PostgresFeedStore: FeedStore {
             return deleted
         }
         cache.withLock { $0.remove(id) }
-        guard deleted else { return false }
-        observers.notify(.deleted(id))
-        return true
+        return deleted
     }
 
     /// Tells every server of `change` (`NOTIFY`), after its commit and apart from it: a

@@ -23,7 +23,6 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     private let maxVersions: Int
     private let cache: Mutex<LatestSnapshotCache>
     private let counts: Mutex<FeedStoreStatistics>
-    private let observers = FeedObservers()
     private let metrics = StoreMetrics(store: "sqlite")
 
     /// Opens (creating) the store at `path`; throws a message naming the file when it cannot
@@ -245,7 +244,6 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             if previous == nil { counts.feeds += 1 }
             counts.versions += 1 - trimmed
         }
-        observers.notify(.appended(id, version: snapshot.version))
         return true
     }
 
@@ -324,7 +322,6 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             counts.feeds -= 1
             counts.versions -= removed
         }
-        observers.notify(.deleted(id))
         return true
     }
 
@@ -345,9 +342,9 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         }
     }
 
-    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
-        observers.add(observer)
-    }
+    /// Nothing: this process alone writes the database file (docs/feeds.md §11) (this process's writes wake their own
+    /// long polls).
+    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
 
     public var statistics: FeedStoreStatistics {
         var statistics = counts.withLock { $0 }

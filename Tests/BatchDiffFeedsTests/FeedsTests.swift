@@ -348,9 +348,10 @@ final class FeedsTests: XCTestCase {
     }
 
     /// A version written by another process reaches the store without this core: its long
-    /// polls are woken through the store's observers all the same.
+    /// polls are woken through the store's observers all the same, with the version read
+    /// once for all of them.
     func testAVersionFromAnotherWriterWakesLongPolls() async throws {
-        let store = MemoryFeedStore(maxVersions: 8, maxBytes: 1 << 20)
+        let store = WrappedMemoryStore(MemoryFeedStore(maxVersions: 8, maxBytes: 1 << 20), tellsChanges: true)
         let mine = Feeds(store: store, maxFeedMemory: 1 << 20)
         let other = Feeds(store: store, maxFeedMemory: 1 << 20)
         let id = try FeedID("shared")
@@ -370,6 +371,11 @@ final class FeedsTests: XCTestCase {
         _ = try await other.write(document("[1,2,3]"), to: id, idKey: nil, condition: .none)
         let fresh = try await behind.write(document("[1]"), to: FeedID("fresh"), idKey: nil, condition: .none)
         XCTAssertGreaterThan(fresh.version, first + 2)
+        // Deleted by the other writer: the parked long poll learns it.
+        let parked = Task { try await mine.changes(of: id, since: first + 2, wait: .seconds(30)) }
+        try await waitUntilParked(mine)
+        try await other.delete(id)
+        await assertThrows(.notFound(id)) { _ = try await parked.value }
     }
 
     func testCloseAnswersParkedLongPollsAtOnce() async throws {

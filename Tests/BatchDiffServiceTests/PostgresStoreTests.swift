@@ -76,6 +76,56 @@ final class PostgresStoreTests: ServerTestCase {
         assertProblem(try b.put("/feeds/unique?uniqueIdentities=false", "[1]"), 422, "invalid_shape")
     }
 
+    /// A write wakes the long polls and event streams parked on its feed with the version it
+    /// made: a woken client reads nothing from the database. 400 long polls and 50 streams
+    /// through a pool of four connections are each answered with the new version, twice,
+    /// and the database serves a handful of calls meanwhile (each woken client used to read
+    /// the feed again: hundreds of calls queued for four connections, and 503s).
+    func testParkedClientsAreWokenWithoutReadingTheDatabase() throws {
+        let server = try startServers(1)[0]
+        let client = server.client
+        let rows = (0..<2000).map { "{\"id\": \($0), \"score\": \($0 * 7 % 1000), \"name\": \"player \($0)\"}" }
+        var version = assertVersion(try client.put("/feeds/popular", "[" + rows.joined(separator: ",") + "]"))
+        let streams = try (0..<50).map { _ in try EventStreamClient(client, "/feeds/popular/changes?since=\(version)") }
+        for round in 1...2 {
+            let request = HTTPClient.requestBytes("GET", "/feeds/popular/changes?since=\(version)&wait=30", body: nil, headers: [:])
+            let polls = try (0..<400).map { _ in
+                let connection = try client.connect()
+                try connection.send(request)
+                return connection
+            }
+            XCTAssertTrue(eventually(timeout: 20) { (try? client.metric("batchdiff_long_polls_parked")) == 450 }, "round \(round): not all parked")
+            // A long poll counts as parked before its first read of the feed is answered.
+            var callsBefore = try storeCalls(client)
+            XCTAssertTrue(eventually(timeout: 20) {
+                usleep(200_000)
+                let calls = (try? self.storeCalls(client)) ?? -1
+                defer { callsBefore = calls }
+                return calls == callsBefore
+            }, "round \(round): the first reads did not end")
+            let changed = rows.enumerated().map { $0.offset == round ? "{\"id\": \(round), \"score\": \(5000 + round)}" : $0.element }
+            version = assertVersion(try client.put("/feeds/popular", "[" + changed.joined(separator: ",") + "]"), version + 1)
+            for (index, connection) in polls.enumerated() {
+                let response = try connection.readResponse(timeout: 10)
+                XCTAssertEqual(response.status, 200, "round \(round), long poll \(index): \(response.text.prefix(200))")
+                XCTAssertEqual(int(response.object["to"]), version, "round \(round), long poll \(index)")
+            }
+            for (index, stream) in streams.enumerated() {
+                let event = try stream.next(timeout: 10)
+                XCTAssertEqual(event?.id, String(version), "round \(round), stream \(index): \(event?.data.prefix(200) ?? "ended")")
+            }
+            // The write's own calls, and the listener's count, are a few.
+            let calls = try storeCalls(client) - callsBefore
+            XCTAssertLessThanOrEqual(calls, 20, "round \(round): \(calls) store calls while 450 clients were woken")
+        }
+    }
+
+    /// Calls the server made to its PostgreSQL store so far.
+    private func storeCalls(_ client: HTTPClient) throws -> Int {
+        let line = try client.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("batchdiff_store_call_seconds_count{") }
+        return try XCTUnwrap(line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }, "no batchdiff_store_call_seconds_count")
+    }
+
     /// `If-None-Match: *` creates only, over the database as in memory; eight sign-ups of
     /// one feed at once over both servers: one creates it, the others get 412 and change
     /// nothing (the check and the write are one step).

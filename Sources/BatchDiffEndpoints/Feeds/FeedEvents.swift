@@ -80,21 +80,22 @@ extension BatchDiffService {
             let heartbeat = Duration.seconds(max(1, configuration.eventHeartbeat))
             do throws(FeedError) {
                 let wait = expiresAt.map { Self.duration(upTo: heartbeat, before: $0) } ?? heartbeat
-                let latest = try await feeds.latestVersion(of: id, after: since, wait: wait)
+                // One call: it waits for the next version, then answers from what the wake
+                // brought (nothing is read from the store for a stream at the latest).
+                let answer = if let window {
+                    try await feeds.changes(of: id, since: since, wait: wait, window: window, options: options, untilItChanges: false)
+                } else {
+                    try await feeds.changes(of: id, since: since, wait: wait, options: options)
+                }
                 // A wait cut short by the token's expiry, with nothing new: the stream ends.
-                if wait < heartbeat, latest == since {
+                if wait < heartbeat, answer.latest == since {
                     await stream.write(ServerSentEvent.event("problem", id: nil, data: Problem.invalidToken("the token expired").response.body))
                     break
                 }
-                guard latest != since else {
+                guard answer.latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
                     written = clock.now
                     continue
-                }
-                let answer = if let window {
-                    try await feeds.changes(of: id, since: since, wait: .zero, window: window, options: options)
-                } else {
-                    try await feeds.changes(of: id, since: since, wait: .zero, options: options)
                 }
                 if window == nil || answer.operationCount > 0 || clock.now - written >= heartbeat {
                     open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))

@@ -37,9 +37,11 @@ extension Feeds {
     /// and `total` the collection's. Seen through the window from the whole collection's batch
     /// (kept with the write for clients one version behind; computed once, and shared, for
     /// the others); from version 0, the window's rows. With `wait`, a client whose window is
-    /// as at the latest waits until it changes (not just the feed), or the wait ends.
+    /// as at the latest waits until it changes (not just the feed), or the wait ends; with
+    /// `untilItChanges` false, only until the next version (an event stream, which moves on
+    /// to a version that leaves its window as it was without an event).
     public func changes(
-        of id: FeedID, since: Int, wait: Duration, window: FeedWindow, options: AnswerOptions = AnswerOptions()
+        of id: FeedID, since: Int, wait: Duration, window: FeedWindow, options: AnswerOptions = AnswerOptions(), untilItChanges: Bool = true
     ) async throws(FeedError) -> ChangesAnswer {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
@@ -51,7 +53,7 @@ extension Feeds {
             let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.now))
             let answer = try await windowChanges(of: id, since: seen, answering: answering, latest: found, window: window, options: options)
             let latest = found.snapshot.version
-            guard answer.operationCount == 0, latest != seen, clock.now < deadline else {
+            guard untilItChanges, answer.operationCount == 0, latest != seen, clock.now < deadline else {
                 return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest, operationCount: answer.operationCount)
             }
             if answering == nil { answering = (since, answer.total?.old ?? 0) }

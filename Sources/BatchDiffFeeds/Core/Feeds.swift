@@ -6,12 +6,12 @@ import BatchDiffJSON
 ///
 /// Feeds live in a ``FeedStore``; this type adds what every store needs on top: diffs
 /// (made on ``Workers``, never on the caller's thread), answers kept for reuse, and long
-/// polls woken by the store's changes, whichever process made them. It knows nothing of
+/// polls woken with each new version, whichever process made it. It knows nothing of
 /// HTTP: it answers with JSON bytes and throws ``FeedError``.
 public final class Feeds: Sendable {
     let store: any FeedStore
     let answers: AnswerCache
-    private let longPolls = LongPolls()
+    private let longPolls: LongPolls
     private let maxBytes: Int
     let metrics = FeedMetrics()
     private let series: VersionSeries
@@ -28,22 +28,46 @@ public final class Feeds: Sendable {
         // Row orders take at most a quarter of the room (a list's order about as much as its text).
         let rowOrders = RowOrderCache(budget: maxFeedMemory / 4)
         self.rowOrders = rowOrders
+        // Versions kept for long polls to come are the store's latest, whose memory they share.
+        longPolls = LongPolls(idleBudget: maxFeedMemory / 16)
         // Answers are kept in what the store leaves of the memory feeds may hold.
         answers = AnswerCache { [store, rowOrders] in maxFeedMemory - store.bytesInMemory - rowOrders.bytes }
         series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
-        // The answers are held weakly: they hold the store (for their room), which holds
-        // this observer.
-        store.observe { [weak answers, longPolls, series] change in
-            switch change {
-            case .appended(let id, let version):
-                series.saw(version)
-                answers?.drop(id, olderThan: version)
-                longPolls.wake(id)
-            case .deleted(let id):
-                answers?.drop(id, olderThan: nil)
-                longPolls.wake(id)
-            case .missed:
-                longPolls.wakeAll()
+        // Held weakly: the store holds its observers.
+        store.observe { [weak self] change in self?.observed(change) }
+    }
+
+    /// What another process sharing the store changed (``FeedStore/observe(_:)``; a
+    /// shared store may tell this process's own changes too): long polls waiting on a feed
+    /// another process wrote or deleted are woken with its new latest version, read once for
+    /// all of them.
+    private func observed(_ change: FeedChange) {
+        switch change {
+        case .appended(let id, let version):
+            series.saw(version)
+            answers.drop(id, olderThan: version)
+            if longPolls.wouldWake(version, of: id) { wakeWithLatest(of: id) }
+        case .deleted(let id):
+            // Read, not taken as said: the feed may have been created again since.
+            answers.drop(id, olderThan: nil)
+            if longPolls.areParked(on: id) { wakeWithLatest(of: id) }
+        case .missed:
+            for id in longPolls.forgetLatest() { wakeWithLatest(of: id) }
+        }
+    }
+
+    /// Reads feed `id`'s latest version and wakes the long polls on it with it (or with its
+    /// deletion, or the store's failure).
+    private func wakeWithLatest(of id: FeedID) {
+        Task { [store, longPolls] in
+            do throws(FeedError) {
+                if let latest = try await store.latest(of: id) {
+                    longPolls.wake(id, with: latest)
+                } else {
+                    longPolls.wakeAll(id, with: .deleted)
+                }
+            } catch {
+                longPolls.wakeAll(id, with: .failed(error))
             }
         }
     }
@@ -63,25 +87,26 @@ public final class Feeds: Sendable {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
             // Read with the identity member the write names, else the feed's: read again only
             // when they differ (an error answer) or another process changed the feed meanwhile.
-            let storedIdKey = requested == nil ? try await store.latest(of: id)?.idKey : nil
-            let readWith = requested ?? storedIdKey ?? "id"
+            let stored = try await store.latest(of: id)
+            let readWith = requested ?? stored?.idKey ?? "id"
             let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith, asWritten: true) }
             return try await write(
-                (document, readWith), to: id, requested: (requested, uniqueIdentities), condition: condition, options: options
+                (document, readWith), over: stored, to: id, requested: (requested, uniqueIdentities), condition: condition, options: options
             )
         }
     }
 
-    /// ``write(_:to:idKey:uniqueIdentities:condition:options:)`` of a text read: a store
-    /// shared with other processes may still move on meanwhile, and the write then tries
-    /// again from the new latest. `requested` holds the settings the write names.
+    /// ``write(_:to:idKey:uniqueIdentities:condition:options:)`` of a text read over
+    /// `first`, the feed's latest as read before: a store shared with other processes may
+    /// still move on meanwhile, and the write then tries again from the new latest.
+    /// `requested` holds the settings the write names.
     private func write(
-        _ read: (document: JSONDocument, idKey: String), to id: FeedID, requested: (idKey: String?, uniqueIdentities: Bool?),
-        condition: WriteCondition, options: AnswerOptions
+        _ read: (document: JSONDocument, idKey: String), over first: StoredSnapshot?, to id: FeedID,
+        requested: (idKey: String?, uniqueIdentities: Bool?), condition: WriteCondition, options: AnswerOptions
     ) async throws(FeedError) -> FeedWrite {
         var parsed: (idKey: String, snapshot: Snapshot)?
+        var stored = first
         while true {
-            let stored = try await store.latest(of: id)
             guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
             let settings = stored?.settings ?? FeedSettings(idKey: requested.idKey ?? "id", uniqueIdentities: requested.uniqueIdentities ?? false)
             let idKey = settings.idKey
@@ -101,6 +126,7 @@ public final class Feeds: Sendable {
             if let write = try await commit(parsed!.snapshot, over: stored, to: id, settings: settings, condition: condition, options: options) {
                 return write
             }
+            stored = try await store.latest(of: id)
         }
     }
 
@@ -235,21 +261,23 @@ public final class Feeds: Sendable {
     }
 
     /// Stores `version` as the next of feed `id` (created with `settings` when `previous`
-    /// is `nil`), and keeps `answer`, when there is one, its batch for clients at version
-    /// `since`, for them, before the long polls on the feed are woken; `false` when the
-    /// store moved on meanwhile. Room for it is made by dropping the answers kept first.
+    /// is `nil`), keeps `answer`, when there is one, its batch for clients at version
+    /// `since`, for them, then wakes the long polls on the feed with the version; `false`
+    /// when the store moved on meanwhile. Room for it is made by dropping the answers kept
+    /// first.
     private func append(
         _ version: NewVersion, answering answer: ComputedAnswer?, since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
     ) async throws(FeedError) -> Bool {
         let next = version.snapshot
         if answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
-        if answer != nil { longPolls.holdWakes(of: id) }
-        defer { if answer != nil { longPolls.releaseWakes(of: id) } }
         guard try await store.append(version, to: id, settings: settings, after: previous) else { return false }
+        series.saw(next.version)
+        answers.drop(id, olderThan: next.version)
         if let answer {
             metrics.answersComputed.increment()
             answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
         }
+        longPolls.wake(id, with: StoredSnapshot(settings: settings, snapshot: next))
         return true
     }
 
@@ -375,23 +403,31 @@ public final class Feeds: Sendable {
         return found.answer
     }
 
-    /// The latest version of feed `id`, once it is past version `since` (at once when it
-    /// is), or after `wait` (an event stream's heartbeat, when it is not).
-    public func latestVersion(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> Int {
-        try await latest(of: id, after: since, wait: wait).snapshot.version
-    }
-
     /// The latest of feed `id`; when that is version `since`, the next one within `wait`.
-    /// The long poll registers before it reads, so a change between the read and the wait
-    /// still wakes it.
+    /// The long poll registers before it reads, so a version stored between the read and the
+    /// wait still wakes it; it starts from the version the last long polls on the feed were
+    /// woken with when that is not older than `since`, and is woken with the next one: a
+    /// client following the feed reads nothing from the store.
     func latest(of id: FeedID, after since: Int, wait: Duration) async throws(FeedError) -> StoredSnapshot {
-        let wake = wait > .zero ? longPolls.register(on: id) : nil
-        defer { if let wake { longPolls.unregister(wake, from: id) } }
-        guard let found = try await store.latest(of: id) else { throw .notFound(id) }
-        guard let wake, found.snapshot.version == since else { return found }
-        await wake.wait(upTo: wait)
-        guard let now = try await store.latest(of: id) else { throw .notFound(id) }
-        return now
+        guard wait > .zero, let (wake, known) = longPolls.register(on: id, since: since) else {
+            guard let found = try await store.latest(of: id) else { throw .notFound(id) }
+            return found
+        }
+        defer { longPolls.unregister(wake, from: id) }
+        let found: StoredSnapshot
+        if let known, known.snapshot.version >= since {
+            found = known
+        } else {
+            guard let read = try await store.latest(of: id) else { throw .notFound(id) }
+            found = read
+        }
+        guard found.snapshot.version == since else { return found }
+        switch await wake.wait(upTo: wait) {
+        case .latest(let latest): return latest
+        case .deleted: throw .notFound(id)
+        case .failed(let error): throw error
+        case .expired: return found
+        }
     }
 
     /// Version `since` of feed `id`, whose latest is `latest`: its collection, and its text
@@ -413,6 +449,8 @@ public final class Feeds: Sendable {
     public func delete(_ id: FeedID) async throws(FeedError) {
         rowOrders.drop(id)
         guard try await store.delete(id) else { throw .notFound(id) }
+        answers.drop(id, olderThan: nil)
+        longPolls.wakeAll(id, with: .deleted)
     }
 
     /// Every feed with its latest version, in id order: `{"feeds":[{"feed","version"}]}`.

@@ -1,17 +1,38 @@
 import Dispatch
 import Synchronization
 
-/// Long polls parked on feeds, each woken once: by a change of its feed, by its deadline,
-/// or at shutdown. A long poll registers before it reads the feed's latest version, so a
-/// change that comes between the read and the wait still wakes it. A feed's wake-ups can be
-/// held while a write of this process stores its version and keeps the answer its long polls
-/// will ask for (``holdWakes(of:)``), so they find it rather than compute it again.
+/// Long polls (and event streams) parked on feeds, each woken once: with a feed's new
+/// latest version, by its deletion, by a failure of the store, by its deadline, or at
+/// shutdown. The wake path goes one way: whoever learns of a new version (the write that
+/// stored it, or the one read of the store a change made by another process causes) hands
+/// it to the long polls, which read nothing from the store.
+///
+/// A long poll registers before it reads the feed's latest version, so a version stored
+/// between the read and the wait still wakes it. While long polls are parked on a feed, the
+/// newest version they were woken with is kept for the next ones to start from, and for a
+/// while after the last has left: a client that comes back for the next version reads
+/// nothing from the store either. A kept version is forgotten as soon as it may not be the
+/// latest: another process's version of the feed, its deletion, changes missed.
 final class LongPolls: Sendable {
-    /// One parked long poll's wake-up.
+    /// How a parked long poll ended.
+    enum Outcome: Sendable {
+        /// The feed's new latest version.
+        case latest(StoredSnapshot)
+        /// The feed was deleted.
+        case deleted
+        /// The store failed while reading the feed's new latest version.
+        case failed(FeedError)
+        /// Nothing came before the deadline (or the client went away, or the server shuts down).
+        case expired
+    }
+
+    /// One parked long poll's wake-up, for a client at version `since`.
     final class Wake: Sendable {
+        let since: Int
+
         private struct State {
-            var woken = false
-            var continuation: CheckedContinuation<Void, Never>?
+            var outcome: Outcome?
+            var continuation: CheckedContinuation<Outcome, Never>?
             /// The wake-up at the deadline, cancelled when the long poll is woken first: a
             /// timer left until its deadline would hold memory for the longest wait.
             var deadline: Deadline?
@@ -24,120 +45,190 @@ final class LongPolls: Sendable {
 
         private let state = Mutex(State())
 
-        /// Wakes the long poll (later calls do nothing).
-        func wake() {
-            let (continuation, deadline) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Deadline?) in
-                guard !state.woken else { return (nil, nil) }
-                state.woken = true
+        init(since: Int) {
+            self.since = since
+        }
+
+        /// Wakes the long poll with `outcome` (later calls do nothing).
+        func wake(_ outcome: Outcome) {
+            let (continuation, deadline) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Deadline?) in
+                guard state.outcome == nil else { return (nil, nil) }
+                state.outcome = outcome
                 defer { (state.continuation, state.deadline) = (nil, nil) }
                 return (state.continuation, state.deadline)
             }
             deadline?.timer.cancel()
-            continuation?.resume()
+            continuation?.resume(returning: outcome)
         }
 
-        /// Returns when woken, after `limit`, or when the task is cancelled (its client went
-        /// away), holding no thread meanwhile.
-        func wait(upTo limit: Duration) async {
+        /// How the long poll ended: when woken, after `limit`, or when the task is cancelled
+        /// (its client went away), holding no thread meanwhile.
+        func wait(upTo limit: Duration) async -> Outcome {
             await withTaskCancellationHandler {
                 await park(upTo: limit)
             } onCancel: {
-                wake()
+                wake(.expired)
             }
         }
 
-        private func park(upTo limit: Duration) async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        private func park(upTo limit: Duration) async -> Outcome {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
                 let deadline = Deadline(timer: DispatchSource.makeTimerSource(queue: .global()))
                 deadline.timer.schedule(deadline: .now() + seconds)
-                deadline.timer.setEventHandler { [weak self] in self?.wake() }
-                let woken = state.withLock { state in
-                    if !state.woken { (state.continuation, state.deadline) = (continuation, deadline) }
-                    return state.woken
+                deadline.timer.setEventHandler { [weak self] in self?.wake(.expired) }
+                let outcome = state.withLock { state in
+                    if state.outcome == nil { (state.continuation, state.deadline) = (continuation, deadline) }
+                    return state.outcome
                 }
                 // A dispatch source must be resumed before its last release, even a cancelled one.
-                if woken { deadline.timer.cancel() }
+                if outcome != nil { deadline.timer.cancel() }
                 deadline.timer.resume()
-                if woken { continuation.resume() }
+                if let outcome { continuation.resume(returning: outcome) }
             }
         }
+    }
+
+    /// The long polls parked on one feed, and the newest version they were woken with.
+    private struct Parked {
+        var wakes: [ObjectIdentifier: Wake] = [:]
+        var latest: StoredSnapshot?
     }
 
     private struct State {
-        var parked: [FeedID: [ObjectIdentifier: Wake]] = [:]
+        var parked: [FeedID: Parked] = [:]
         var count = 0
         var closing = false
-        /// Feeds whose wake-ups are held, with the number of holds.
-        var held: [FeedID: Int] = [:]
-        /// Held feeds that changed meanwhile: woken when the last hold is released.
-        var changedWhileHeld: Set<FeedID> = []
+        /// Feeds whose long polls all left with a version kept, oldest first: their clients
+        /// come back for the next version, most of them after the last has left.
+        var idle: [FeedID] = []
+        var idleBytes = 0
+
+        /// Forgets the versions kept for the idle feeds longest idle, until the rest take at
+        /// most `budget` bytes.
+        mutating func keepIdle(within budget: Int) {
+            while idleBytes > budget, !idle.isEmpty {
+                let oldest = idle.removeFirst()
+                idleBytes -= parked.removeValue(forKey: oldest)?.latest?.snapshot.byteEstimate ?? 0
+            }
+        }
+
+        /// Forgets `feed`'s kept version when no long poll is parked on it.
+        mutating func dropIfIdle(_ feed: FeedID) {
+            guard let parked = parked[feed], parked.wakes.isEmpty else { return }
+            self.parked[feed] = nil
+            idle.removeAll { $0 == feed }
+            idleBytes -= parked.latest?.snapshot.byteEstimate ?? 0
+        }
     }
 
     private let state = Mutex(State())
+    /// Bytes of versions kept for feeds no long poll is parked on (they are the store's
+    /// latest versions, whose memory they share while the store keeps them).
+    private let idleBudget: Int
 
-    /// A wake-up for a long poll on `feed`, or `nil` at shutdown (answer at once).
-    func register(on feed: FeedID) -> Wake? {
+    /// Long polls keeping up to `idleBudget` bytes of versions for feeds whose long polls
+    /// all left (``unregister(_:from:)``).
+    init(idleBudget: Int) {
+        self.idleBudget = idleBudget
+    }
+
+    /// A wake-up for a long poll on `feed` from version `since`, and the newest version long
+    /// polls on it were woken with, if still known; `nil` at shutdown (answer at once).
+    func register(on feed: FeedID, since: Int) -> (wake: Wake, known: StoredSnapshot?)? {
         state.withLock { state in
             guard !state.closing else { return nil }
-            let wake = Wake()
-            state.parked[feed, default: [:]][ObjectIdentifier(wake)] = wake
+            if let parked = state.parked[feed], parked.wakes.isEmpty {
+                state.idle.removeAll { $0 == feed }
+                state.idleBytes -= parked.latest?.snapshot.byteEstimate ?? 0
+            }
+            let wake = Wake(since: since)
+            state.parked[feed, default: Parked()].wakes[ObjectIdentifier(wake)] = wake
             state.count += 1
-            return wake
+            return (wake, state.parked[feed]?.latest)
         }
     }
 
+    /// Removes `wake`; when it was the last on `feed`, the version kept for it stays (within
+    /// the budget, the oldest going first) for the clients that come back.
     func unregister(_ wake: Wake, from feed: FeedID) {
         state.withLock { state in
-            guard state.parked[feed]?.removeValue(forKey: ObjectIdentifier(wake)) != nil else { return }
+            guard state.parked[feed]?.wakes.removeValue(forKey: ObjectIdentifier(wake)) != nil else { return }
             state.count -= 1
-            if state.parked[feed]?.isEmpty == true { state.parked[feed] = nil }
-        }
-    }
-
-    /// Wakes every long poll on `feed`, or when its wake-ups are held, once they are released.
-    func wake(_ feed: FeedID) {
-        let parked = state.withLock { state -> [Wake] in
-            guard state.held[feed] == nil else {
-                state.changedWhileHeld.insert(feed)
-                return []
+            guard let parked = state.parked[feed], parked.wakes.isEmpty else { return }
+            guard let latest = parked.latest, latest.snapshot.byteEstimate <= idleBudget else {
+                state.parked[feed] = nil
+                return
             }
-            return state.parked[feed].map { Array($0.values) } ?? []
+            state.idle.append(feed)
+            state.idleBytes += latest.snapshot.byteEstimate
+            state.keepIdle(within: idleBudget)
         }
-        for wake in parked { wake.wake() }
     }
 
-    /// Holds the wake-ups of `feed` until ``releaseWakes(of:)``.
-    func holdWakes(of feed: FeedID) {
-        state.withLock { $0.held[feed, default: 0] += 1 }
-    }
-
-    /// Releases a hold of ``holdWakes(of:)``; the last one wakes the long polls on `feed`
-    /// if it changed meanwhile.
-    func releaseWakes(of feed: FeedID) {
-        let changed = state.withLock { state -> Bool in
-            state.held[feed, default: 1] -= 1
-            guard state.held[feed] == 0 else { return false }
-            state.held[feed] = nil
-            return state.changedWhileHeld.remove(feed) != nil
+    /// Wakes the long polls on `feed` at a version before `latest`'s with it, and keeps it
+    /// for the next ones (unless a newer one is kept).
+    func wake(_ feed: FeedID, with latest: StoredSnapshot) {
+        let version = latest.snapshot.version
+        let woken = state.withLock { state -> [Wake] in
+            guard var parked = state.parked[feed], (parked.latest?.snapshot.version ?? .min) < version else { return [] }
+            if parked.wakes.isEmpty {
+                // Kept for the long polls to come instead.
+                state.idleBytes += latest.snapshot.byteEstimate - (parked.latest?.snapshot.byteEstimate ?? 0)
+            }
+            parked.latest = latest
+            state.parked[feed] = parked
+            state.keepIdle(within: idleBudget)
+            return parked.wakes.values.filter { $0.since < version }
         }
-        if changed { wake(feed) }
+        for wake in woken { wake.wake(.latest(latest)) }
     }
 
-    /// Wakes every long poll parked now (they read their feeds again).
-    func wakeAll() {
-        for wake in state.withLock({ $0.parked.values.flatMap(\.values) }) { wake.wake() }
+    /// Wakes every long poll on `feed` with `outcome` (a deletion, a failure), forgetting
+    /// the version kept.
+    func wakeAll(_ feed: FeedID, with outcome: Outcome) {
+        let woken = state.withLock { state -> [Wake] in
+            state.dropIfIdle(feed)
+            state.parked[feed]?.latest = nil
+            return state.parked[feed].map { Array($0.wakes.values) } ?? []
+        }
+        for wake in woken { wake.wake(outcome) }
     }
 
-    /// Wakes every long poll now; later ones are answered at once (shutdown).
+    /// Whether version `version` of `feed`, stored by another process, would wake a long
+    /// poll: some are parked on it, and the version kept for them is older. A version kept
+    /// for a feed no long poll is parked on is forgotten.
+    func wouldWake(_ version: Int, of feed: FeedID) -> Bool {
+        state.withLock { state in
+            guard let parked = state.parked[feed], (parked.latest?.snapshot.version ?? .min) < version else { return false }
+            state.dropIfIdle(feed)
+            return state.parked[feed] != nil
+        }
+    }
+
+    /// The feeds long polls are parked on, whose kept versions are forgotten (and those of
+    /// feeds none is parked on): changes may have been missed.
+    func forgetLatest() -> [FeedID] {
+        state.withLock { state in
+            for feed in state.idle { state.dropIfIdle(feed) }
+            for feed in state.parked.keys { state.parked[feed]?.latest = nil }
+            return Array(state.parked.keys)
+        }
+    }
+
+    /// Ends every long poll now (each answers with what it read); later ones are answered
+    /// at once (shutdown).
     func close() {
-        state.withLock { $0.closing = true }
-        wakeAll()
+        let woken = state.withLock { state in
+            state.closing = true
+            return state.parked.values.flatMap(\.wakes.values)
+        }
+        for wake in woken { wake.wake(.expired) }
     }
 
     /// Whether a long poll (or event stream) waits on `feed` now.
     func areParked(on feed: FeedID) -> Bool {
-        state.withLock { $0.parked[feed] != nil }
+        state.withLock { $0.parked[feed].map { !$0.wakes.isEmpty } ?? false }
     }
 
     /// Long polls parked now.

@@ -57,8 +57,10 @@ public protocol FeedStore: Sendable {
     /// an index, by the range of ids the prefix spans, never by reading every feed.
     func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage
 
-    /// Calls `observer` for every change of any feed from now on (a new version, a
-    /// deletion), whichever process made it. Long polls are woken through it.
+    /// Calls `observer` for every change of any feed other processes sharing the store make
+    /// from now on (a new version, a deletion); it may be told of this process's own too. A
+    /// store no other process writes calls it never. The core wakes the long polls of its
+    /// own writes itself (``Feeds``), and those of other processes' through this.
     func observe(_ observer: @escaping @Sendable (FeedChange) -> Void)
 
     /// What the store holds, as far as this process knows it without waiting.

@@ -9,7 +9,6 @@ import Synchronization
 /// (docs/feeds.md §7).
 public final class MemoryFeedStore: FeedStore {
     private let feeds = Mutex(FeedIndex<MemoryFeed>())
-    private let observers = FeedObservers()
     private let sequence = Atomic<Int>(0)
     private let total = RunningTotal()
     /// The feeds' bytes if each were cut down to its latest version.
@@ -80,14 +79,12 @@ public final class MemoryFeedStore: FeedStore {
             }
         }
         evictToByteLimit()
-        observers.notify(.appended(id, version: snapshot.version))
         return true
     }
 
     public func delete(_ id: FeedID) throws(FeedError) -> Bool {
         guard let feed = feeds.withLock({ $0.remove(id) }) else { return false }
         feed.delete()
-        observers.notify(.deleted(id))
         return true
     }
 
@@ -99,9 +96,9 @@ public final class MemoryFeedStore: FeedStore {
         return FeedPage(feeds: page.compactMap { id, feed in feed.latest.map { FeedSummary(id: id, version: $0.version) } }, more: more)
     }
 
-    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
-        observers.add(observer)
-    }
+    /// Nothing: no other process writes this store (this process's writes wake their own
+    /// long polls).
+    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
 
     public var bytesInMemory: Int { total.value }
 

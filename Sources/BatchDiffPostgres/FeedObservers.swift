@@ -1,18 +1,20 @@
+import BatchDiffFeeds
 import Synchronization
 
-/// The observers a store tells of every change (``FeedStore/observe(_:)``).
-public final class FeedObservers: Sendable {
+/// The observers the store tells of every change a server made, itself included, as the
+/// listener hears them (``FeedStore/observe(_:)``).
+final class FeedObservers: Sendable {
     private let observers = Mutex<[@Sendable (FeedChange) -> Void]>([])
 
-    public init() {}
+    init() {}
 
     /// Tells `observer` of every change from now on.
-    public func add(_ observer: @escaping @Sendable (FeedChange) -> Void) {
+    func add(_ observer: @escaping @Sendable (FeedChange) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
     /// Tells every observer of `change`.
-    public func notify(_ change: FeedChange) {
+    func notify(_ change: FeedChange) {
         for observer in observers.withLock({ $0 }) { observer(change) }
     }
 }
