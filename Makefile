@@ -46,6 +46,7 @@ install: release
 	$(SUDO) install -m 755 .build/release/batchdiff $(PREFIX)/bin/batchdiff
 
 test: deps-test build
+	scripts/layout-check.py
 	scripts/test-venv.sh >/dev/null
 	swift test
 	scripts/api-check.sh

@@ -128,69 +128,14 @@ struct ServeCommand: AsyncParsableCommand {
         let openFiles = ProcessSetup.raiseOpenFileLimit()
         ProcessSetup.ignoreBrokenPipes()
 
-        var service = ServiceConfiguration()
-        service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
-        service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
-        let keysPath = jwtKeys ?? Environment.string("BATCHDIFF_JWT_KEYS")
-        if let keysPath {
-            do {
-                service.tokenKeys = try TokenKeyring(
-                    json: try TokenKeyReloader.read(keysPath), audience: jwtAudience ?? Environment.string("BATCHDIFF_JWT_AUDIENCE"),
-                    leeway: Double(jwtLeeway)
-                )
-            } catch {
-                throw CommandFailure("--jwt-keys \(keysPath): \(error)")
-            }
-        }
-        service.maxStreamsPerClient = maxStreamsPerClient > 0 ? maxStreamsPerClient : nil
-        service.publicFeeds = try PublicFeedsOption.patterns(publicFeeds)
-        service.maxFeedMemory = maxFeedMemory
-        service.maxWait = maxWait
-        service.eventHeartbeat = eventHeartbeat
-        let feedStore: any FeedStore
-        do throws(FeedError) {
-            if let sqlitePath {
-                feedStore = try SQLiteFeedStore(path: sqlitePath, maxVersions: maxVersions, maxBytes: maxFeedMemory)
-            } else if isPostgres {
-                feedStore = try PostgresFeedStore(conninfo: store, maxVersions: maxVersions, maxBytes: maxFeedMemory, logger: logger)
-            } else {
-                feedStore = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxFeedMemory)
-            }
-        } catch {
-            guard case .internalFailure(let reason) = error else { throw CommandFailure("--store: \(error)") }
-            throw CommandFailure("--store: \(reason)")
-        }
+        let (service, keysPath) = try serviceConfiguration()
         let batchDiff = BatchDiffService(
-            configuration: service, store: feedStore, logger: logger, metricsRegistry: metricsRegistry,
+            configuration: service, store: try feedStore(logger: logger), logger: logger, metricsRegistry: metricsRegistry,
             accessLog: { [label = logger.label] line in BufferedLogHandler.sink.append(access: line, label: label) }
         )
-
-        var http = HTTPServerConfiguration()
-        http.host = address.host
-        http.port = address.port
-        http.bodyLimit = bodyLimit
-        http.connectionLimit = maxConnections
-        http.threads = threads
-        // Connections past what the open-files limit allows would be refused at accept
-        // without a word: the limit that holds is kept, and said.
-        if openFiles < maxConnections + http.reservedOpenFiles {
-            http.connectionLimit = max(1, openFiles - http.reservedOpenFiles)
-            logger.warning("the open-files limit is \(openFiles) (its hard limit); --max-connections \(maxConnections) needs \(maxConnections + http.reservedOpenFiles): keeping \(http.connectionLimit) connections; raise the limit (ulimit -n, LimitNOFILE, docker --ulimit nofile) to have them all", metadata: [
-                "open_files": "\(openFiles)", "max_connections": "\(maxConnections)", "connection_limit": "\(http.connectionLimit)",
-            ])
-        }
-        http.connectionTimeout = connectionTimeout
-        http.headerTimeout = headerTimeout
-        http.bodyTimeout = bodyTimeout
-        http.minSendRate = minSendRate
-        http.probePaths = BatchDiffService.probePaths
-        http.requestMemory = requestMemory
-        http.memoryPerBodyByte = BatchDiffService.memoryPerBodyByte
-        http.crossOrigin = CrossOrigin(origins: Set(corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
-
         let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
         let server = HTTPServerService(
-            configuration: http, service: batchDiff, grace: .seconds(shutdownGrace), logger: logger
+            configuration: httpConfiguration(openFiles: openFiles, logger: logger), service: batchDiff, grace: .seconds(shutdownGrace), logger: logger
         ) { [address, threads, store] port in
             print("batchdiff listening on http://\(shownHost):\(port)")
             fflush(nil)
@@ -224,21 +169,73 @@ struct ServeCommand: AsyncParsableCommand {
         logger.notice("stopped")
         BufferedLogHandler.sink.flush()
     }
-}
 
-/// `batchdiff healthcheck`: exits 0 when the server answers `GET /healthz` with 200.
-struct HealthcheckCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "healthcheck",
-        abstract: "Exit 0 when the server answers GET /healthz with 200 (for container health checks)."
-    )
-
-    @OptionGroup var address: ServerAddress
-
-    func run() throws {
-        let status = HealthProbe.status(host: address.host, port: address.port)
-        guard status == 200 else {
-            throw CommandFailure("GET /healthz on \(address.host):\(address.port): \(status.map { "status \($0)" } ?? "no answer")")
+    /// The service's settings from the flags (and their environment variables), and the
+    /// path of the token keys, when given (read again on `SIGHUP`).
+    private func serviceConfiguration() throws -> (ServiceConfiguration, keysPath: String?) {
+        var service = ServiceConfiguration()
+        service.writeToken = writeToken ?? Environment.string("BATCHDIFF_WRITE_TOKEN")
+        service.readToken = readToken ?? Environment.string("BATCHDIFF_READ_TOKEN")
+        let keysPath = jwtKeys ?? Environment.string("BATCHDIFF_JWT_KEYS")
+        if let keysPath {
+            do {
+                service.tokenKeys = try TokenKeyring(
+                    json: try TokenKeyReloader.read(keysPath), audience: jwtAudience ?? Environment.string("BATCHDIFF_JWT_AUDIENCE"),
+                    leeway: Double(jwtLeeway)
+                )
+            } catch {
+                throw CommandFailure("--jwt-keys \(keysPath): \(error)")
+            }
         }
+        service.maxStreamsPerClient = maxStreamsPerClient > 0 ? maxStreamsPerClient : nil
+        service.publicFeeds = try PublicFeedsOption.patterns(publicFeeds)
+        service.maxFeedMemory = maxFeedMemory
+        service.maxWait = maxWait
+        service.eventHeartbeat = eventHeartbeat
+        return (service, keysPath)
+    }
+
+    /// The store `--store` names.
+    private func feedStore(logger: Logger) throws -> any FeedStore {
+        do throws(FeedError) {
+            if let sqlitePath {
+                return try SQLiteFeedStore(path: sqlitePath, maxVersions: maxVersions, maxBytes: maxFeedMemory)
+            } else if isPostgres {
+                return try PostgresFeedStore(conninfo: store, maxVersions: maxVersions, maxBytes: maxFeedMemory, logger: logger)
+            } else {
+                return MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxFeedMemory)
+            }
+        } catch {
+            guard case .internalFailure(let reason) = error else { throw CommandFailure("--store: \(error)") }
+            throw CommandFailure("--store: \(reason)")
+        }
+    }
+
+    /// The HTTP server's settings from the flags, its connections within what `openFiles`,
+    /// the open-files limit, allows.
+    private func httpConfiguration(openFiles: Int, logger: Logger) -> HTTPServerConfiguration {
+        var http = HTTPServerConfiguration()
+        http.host = address.host
+        http.port = address.port
+        http.bodyLimit = bodyLimit
+        http.connectionLimit = maxConnections
+        http.threads = threads
+        // Connections past what the open-files limit allows would be refused at accept
+        // without a word: the limit that holds is kept, and said.
+        if openFiles < maxConnections + http.reservedOpenFiles {
+            http.connectionLimit = max(1, openFiles - http.reservedOpenFiles)
+            logger.warning("the open-files limit is \(openFiles) (its hard limit); --max-connections \(maxConnections) needs \(maxConnections + http.reservedOpenFiles): keeping \(http.connectionLimit) connections; raise the limit (ulimit -n, LimitNOFILE, docker --ulimit nofile) to have them all", metadata: [
+                "open_files": "\(openFiles)", "max_connections": "\(maxConnections)", "connection_limit": "\(http.connectionLimit)",
+            ])
+        }
+        http.connectionTimeout = connectionTimeout
+        http.headerTimeout = headerTimeout
+        http.bodyTimeout = bodyTimeout
+        http.minSendRate = minSendRate
+        http.probePaths = BatchDiffService.probePaths
+        http.requestMemory = requestMemory
+        http.memoryPerBodyByte = BatchDiffService.memoryPerBodyByte
+        http.crossOrigin = CrossOrigin(origins: Set(corsOrigin.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+        return http
     }
 }

@@ -1,21 +1,5 @@
 import BatchDiffJSON
 
-/// A list's rows as patches keep them from one to the next: their order, and the texts
-/// they are read from.
-struct ListRows {
-    var order: RowOrder
-    var texts: RowTexts
-
-    /// The rows of `list`, a list's version (read whole).
-    init(of list: Snapshot) {
-        order = RowOrder(items: list.collection.rows)
-        texts = RowTexts(list.bytes)
-    }
-
-    /// Bytes held, estimated (the version's text aside: its snapshot holds it too).
-    var byteEstimate: Int { order.byteEstimate + texts.patchBytes }
-}
-
 /// A list feed's rows (``ListRows``) as a ``FeedPatch``'s ops change them, and what each
 /// row the patch names was before its first op, from which ``ListPatchChange`` makes the
 /// batch and the changes of text, in time proportional to the rows named times a logarithm.

@@ -1,18 +1,6 @@
 import BatchDiff
 import BatchDiffJSON
 
-/// A window of a feed: a list's rows, or a sectioned collection's sections, each whole,
-/// `offset..<offset+limit` (docs/feeds.md §5.3).
-public struct FeedWindow: Sendable, Hashable {
-    public var offset: Int
-    public var limit: Int
-
-    public init(offset: Int, limit: Int) {
-        self.offset = offset
-        self.limit = limit
-    }
-}
-
 /// Pages and windows: answers about part of a feed's latest collection, read from its rows
 /// as patches keep them (``RowOrderCache``), in time proportional to the part asked for and
 /// what changed, times a logarithm, whatever the collection's size.
