@@ -120,9 +120,9 @@ let package = Package(
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras", "TestSupport"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
-        .testTarget(name: "BatchDiffTokensTests", dependencies: ["BatchDiffTokens"]),
+        .testTarget(name: "BatchDiffTokensTests", dependencies: ["BatchDiffTokens", "TestSupport"]),
         .testTarget(name: "BatchDiffClientTests", dependencies: ["BatchDiffClient", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
-        .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "SQLite"]),
+        .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "SQLite", "TestSupport"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(
             name: "BatchDiffServiceTests",

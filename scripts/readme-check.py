@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Runs the README's examples as a newcomer would: every ```sh block that follows a
-`<!-- readme-check: ... -->` line, in order, against a live `batchdiff serve`.
+"""Runs the documentation's examples as a newcomer would: every ```sh block that follows a
+`<!-- readme-check: ... -->` line, in README.md and then in each of docs/*.md, in order,
+against a live `batchdiff serve` (one fresh server for each file).
 
 Usage: scripts/readme-check.py BINARY
 
 Each block runs in bash with `set -euo pipefail` (so a `curl -sf` that gets a 4xx or 5xx
 fails it), from a scratch directory that holds the repository's `examples/`, with
-`localhost:8080` pointed at the server this script starts on a free loopback port and
-`batchdiff` on the PATH. A block that fails, or takes over 60 s, fails the check; so does
-one whose standard output lacks what the marker expects (`expects: HTTP 304, HTTP 412`
-names text that must be printed, in that order).
+`localhost:8080` pointed at the file's server, started by this script on a free loopback
+port, and `batchdiff` on the PATH. A block whose marker names `serve: FLAGS` runs against a
+server of its own started with those flags (`serve: --write-token s3cret`). A block that
+fails, or takes over 60 s, fails the check; so does one whose standard output lacks what
+the marker expects (`expects: HTTP 304, HTTP 412` names text that must be printed, in that
+order).
 """
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,62 +27,94 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^<!-- readme-check:(.*)-->\s*$")
 
 
-def blocks(readme):
-    """The sh blocks that follow a marker line: the line number each starts at, its text,
-    and what its marker expects it to print."""
-    lines = readme.splitlines()
+class Block:
+    """A marked sh block: where it starts, its text, what it must print, its server's flags."""
+
+    def __init__(self, line, text, expected, serve):
+        self.line, self.text, self.expected, self.serve = line, text, expected, serve
+
+
+def blocks(document):
+    """The sh blocks of `document` that follow a marker line."""
+    lines = document.splitlines()
     found = []
     for index, line in enumerate(lines):
         marker = MARKER.match(line)
         if marker and index + 1 < len(lines) and lines[index + 1].strip() == "```sh":
             end = next(i for i in range(index + 2, len(lines)) if lines[i].strip() == "```")
             expects = re.search(r"expects:([^;]*)", marker.group(1))
-            expected = [part.strip() for part in expects.group(1).split(",")] if expects else []
-            found.append((index + 3, "\n".join(lines[index + 2:end]), expected))
+            serve = re.search(r"serve:([^;]*)", marker.group(1))
+            found.append(Block(index + 3, "\n".join(lines[index + 2:end]),
+                               [part.strip() for part in expects.group(1).split(",")] if expects else [],
+                               shlex.split(serve.group(1)) if serve else None))
     return found
+
+
+def start_server(binary, flags):
+    """A server on a free loopback port with `flags`, and its port."""
+    server = subprocess.Popen([str(binary), "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *flags],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = server.stdout.readline()
+    match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+    if not match:
+        server.kill()
+        sys.exit(f"readme-check: the server ({' '.join(flags)}) did not start: {line!r}")
+    return server, match.group(1)
+
+
+def run(block, where, port, scratch, environment):
+    """Runs `block` against the server on `port`; exits on a failure."""
+    script = "set -euo pipefail\n" + block.text.replace("localhost:8080", f"localhost:{port}")
+    try:
+        done = subprocess.run(["bash", "-c", script], cwd=scratch, env=environment, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"readme-check: {where}: the block took over 60 s")
+    if done.returncode != 0:
+        sys.exit(f"readme-check: {where}: the block failed ({done.returncode})\n"
+                 f"stdout:\n{done.stdout[-2000:]}\nstderr:\n{done.stderr[-2000:]}")
+    position = 0
+    for text in block.expected:
+        at = done.stdout.find(text, position)
+        if at < 0:
+            sys.exit(f"readme-check: {where}: expected {text!r} (after what came before it), printed:\n{done.stdout[-2000:]}")
+        position = at + len(text)
+    print(f"readme-check: {where}: ran ({len(block.text.splitlines())} lines)")
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     binary = pathlib.Path(sys.argv[1]).resolve()
-    found = blocks((ROOT / "README.md").read_text())
-    if not found:
+    documents = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+    if not blocks((ROOT / "README.md").read_text()):
         sys.exit("readme-check: no marked block in README.md")
-    server = subprocess.Popen([str(binary), "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = server.stdout.readline()
-        match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-        if not match:
-            sys.exit(f"readme-check: the server did not start: {line!r}")
-        port = match.group(1)
-        with tempfile.TemporaryDirectory() as scratch:
-            os.symlink(ROOT / "examples", pathlib.Path(scratch) / "examples")
-            shutil.copy(binary, pathlib.Path(scratch) / "batchdiff")
-            environment = dict(os.environ, PATH=f"{scratch}:{os.environ['PATH']}")
-            for start, block, expected in found:
-                script = "set -euo pipefail\n" + block.replace("localhost:8080", f"localhost:{port}")
-                try:
-                    run = subprocess.run(["bash", "-c", script], cwd=scratch, env=environment, capture_output=True,
-                                         text=True, timeout=60)
-                except subprocess.TimeoutExpired:
-                    sys.exit(f"readme-check: README.md:{start}: the block took over 60 s")
-                if run.returncode != 0:
-                    sys.exit(f"readme-check: README.md:{start}: the block failed ({run.returncode})\n"
-                             f"stdout:\n{run.stdout[-2000:]}\nstderr:\n{run.stderr[-2000:]}")
-                position = 0
-                for text in expected:
-                    at = run.stdout.find(text, position)
-                    if at < 0:
-                        sys.exit(f"readme-check: README.md:{start}: expected {text!r} (after what came before it), "
-                                 f"printed:\n{run.stdout[-2000:]}")
-                    position = at + len(text)
-                print(f"readme-check: README.md:{start}: ran ({len(block.splitlines())} lines)")
-        print(f"readme-check: OK ({len(found)} blocks)")
-    finally:
-        server.kill()
-        server.wait()
+    count = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        os.symlink(ROOT / "examples", pathlib.Path(scratch) / "examples")
+        shutil.copy(binary, pathlib.Path(scratch) / "batchdiff")
+        environment = dict(os.environ, PATH=f"{scratch}:{os.environ['PATH']}")
+        for document in documents:
+            found = blocks(document.read_text())
+            if not found:
+                continue
+            server, port = start_server(binary, [])
+            try:
+                for block in found:
+                    where = f"{document.relative_to(ROOT)}:{block.line}"
+                    if block.serve is None:
+                        run(block, where, port, scratch, environment)
+                        continue
+                    own, own_port = start_server(binary, block.serve)
+                    try:
+                        run(block, where, own_port, scratch, environment)
+                    finally:
+                        own.kill()
+                        own.wait()
+            finally:
+                server.kill()
+                server.wait()
+            count += len(found)
+    print(f"readme-check: OK ({count} blocks)")
 
 
 if __name__ == "__main__":

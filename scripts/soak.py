@@ -62,7 +62,7 @@ is about 30 MB resident (release and debug alike); under this load (feeds holdin
 4 MB, bodies in flight up to 55 MiB as counted) peak RSS was 100 to 112 MB over runs of 60
 to 180 s, leveling off (82 MB after 18 s, 112 MB after 180 s), about 80 MB in 10 s debug
 runs. So the process's own part (runtime, 1000 connections held open, per-thread malloc
-arenas, answers being written) is some 50 MB, as the README says; 96 MiB is about twice
+arenas, answers being written) is some 50 MB, as docs/deployment.md says; 96 MiB is about twice
 that, so a leak or a budget that does not hold shows and noise does not, even with both
 budgets full.
 

@@ -3,6 +3,7 @@ import BatchDiffFeeds
 import BatchDiffJSON
 import CGlibcExtras
 import Foundation
+import TestSupport
 import XCTest
 
 /// The feed core on its own, with no server: writes, answers checked by applying them, write
@@ -63,10 +64,11 @@ final class FeedsTests: XCTestCase {
         let (feeds, store) = feeds(maxVersions: 40)
         var rows = (0..<100).map { #"{"id":\#($0),"v":0}"# }
         var texts: [Int: String] = [:]
+        var generator = SplitMix64(state: 60)
         for step in 1...60 {
             // A few rows most of the time, a third of them now and then.
             for _ in 0..<(step % 9 == 0 ? 35 : 2) {
-                let row = Int.random(in: 0..<rows.count)
+                let row = Int.random(in: 0..<rows.count, using: &generator)
                 rows[row] = #"{"id":\#(row),"v":\#(step)}"#
             }
             let text = "[" + rows.joined(separator: ",") + "]"
@@ -92,24 +94,25 @@ final class FeedsTests: XCTestCase {
         let start = try await feeds.write(document(text(rows)), to: id, idKey: nil, condition: .none).version
         var texts = [start: text(rows)]
         var nextID = 300
+        var generator = SplitMix64(state: 150)
         for step in 1...150 {
             var ops: [String] = []
-            for _ in 0..<Int.random(in: 1...4) {
-                switch Int.random(in: 0..<4) {
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                switch Int.random(in: 0..<4, using: &generator) {
                 case 0:
-                    let index = Int.random(in: 0..<rows.count)
+                    let index = Int.random(in: 0..<rows.count, using: &generator)
                     rows[index].v = step
                     ops.append(#"{"op":"upsert","item":{"id":\#(rows[index].id),"v":\#(step)}}"#)
                 case 1 where rows.count > 2:
-                    let row = rows.remove(at: Int.random(in: 0..<rows.count))
+                    let row = rows.remove(at: Int.random(in: 0..<rows.count, using: &generator))
                     ops.append(#"{"op":"remove","id":\#(row.id)}"#)
                 case 2:
-                    let row = rows.remove(at: Int.random(in: 0..<rows.count))
-                    let anchor = Int.random(in: 0..<rows.count)
+                    let row = rows.remove(at: Int.random(in: 0..<rows.count, using: &generator))
+                    let anchor = Int.random(in: 0..<rows.count, using: &generator)
                     rows.insert(row, at: anchor + 1)
                     ops.append(#"{"op":"move","id":\#(row.id),"after":\#(rows[anchor].id)}"#)
                 default:
-                    let at = Int.random(in: 0...rows.count)
+                    let at = Int.random(in: 0...rows.count, using: &generator)
                     let position = at < rows.count ? #""before":\#(rows[at].id)"# : #""at":"end""#
                     rows.insert((nextID, step), at: at)
                     ops.append(#"{"op":"upsert","item":{"id":\#(nextID),"v":\#(step)},\#(position)}"#)
@@ -335,7 +338,7 @@ final class FeedsTests: XCTestCase {
                 for _ in 0..<polls {
                     group.addTask { _ = try await feeds.changes(of: id, since: since, wait: .seconds(600)) }
                 }
-                while feeds.statistics.parkedLongPolls < polls { try await Task.sleep(for: .milliseconds(2)) }
+                try await self.waitUntilParked(feeds, count: polls)
                 version = try await feeds.write(document("[\(since)]"), to: id, idKey: nil, condition: .none).version
                 try await group.waitForAll()
             }
@@ -393,8 +396,12 @@ final class FeedsTests: XCTestCase {
     }
 
     /// Returns once a long poll is parked on `feeds`.
-    private func waitUntilParked(_ feeds: Feeds) async throws {
-        while feeds.statistics.parkedLongPolls == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    private func waitUntilParked(_ feeds: Feeds, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while feeds.statistics.parkedLongPolls < count {
+            guard ContinuousClock.now < deadline else { return XCTFail("\(count) long polls did not park within 30 s", file: file, line: line) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     /// A write asked for an answer in JSON Patch, which no write answers in, fails and stores

@@ -4,6 +4,7 @@ import BatchDiffJSON
 import BatchDiffSQLite
 import Foundation
 import SQLite
+import TestSupport
 import XCTest
 
 /// The SQLite store behind the feed core, with no server: what one store wrote another
@@ -110,12 +111,13 @@ final class SQLiteFeedStoreTests: XCTestCase {
     func testVersionsKeptAsChangesReadBackAcrossWholeOnes() async throws {
         var texts: [Int: String] = [:]
         var rows = (0..<200).map { #"{"id":\#($0),"title":"row \#($0)","v":0}"# }
+        var generator = SplitMix64(state: 200)
         do {
             let store = try SQLiteFeedStore(path: path, maxVersions: 25, maxBytes: 1 << 24)
             let feeds = Feeds(store: store, maxFeedMemory: 1 << 24)
             for step in 0..<60 {
                 for _ in 0..<(step % 10 == 9 ? 80 : 1 + step % 3) {
-                    let row = Int.random(in: 0..<rows.count)
+                    let row = Int.random(in: 0..<rows.count, using: &generator)
                     rows[row] = #"{"id":\#(row),"title":"row \#(row)","v":\#(step + 1)}"#
                 }
                 if step % 7 == 3 { rows.insert(rows.removeLast(), at: 0) }

@@ -41,7 +41,7 @@ final class BusyFeedTests: ServerTestCase {
         let bigVersion = assertVersion(try big.readResponse(timeout: 120))
         let smallVersions = try small.map { assertVersion(try $0.readResponse(timeout: 120)) }
         probing.set()
-        while prober.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(eventually(timeout: 120) { !prober.isExecuting }, "the prober did not end")
 
         XCTAssertEqual([bigVersion] + smallVersions, Array(first + 1...first + 5), "every PUT stored, in the order it arrived")
         let latest = assertJSON(try client.get("/feeds/busy"))

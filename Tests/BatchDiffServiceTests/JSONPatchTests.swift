@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `format: json-patch` (docs/batch-format.md §7), checked by applying every patch with an
@@ -26,12 +27,13 @@ final class JSONPatchTests: ServerTestCase {
         try add(["sections": [["id": "a", "a/\u{301}b": 1, "~x": 1, "items": []]]], ["sections": [["id": "a", "a/\u{301}b": 2, "~x": 2, "items": []]]])
         for seed in 0..<8 {
             var generator = SnapshotGenerator(seed: UInt64(100 + seed))
+            var outside = SplitMix64(state: UInt64(200 + seed))
             var list: [Any] = []
             var sections: [String: Any] = ["sections": []]
             for _ in 0..<40 {
                 let nextList = generator.nextList(after: list)
                 var nextSections = generator.nextSectioned(after: sections)
-                if Bool.random() { nextSections["generation"] = Int.random(in: 0..<3) }  // a member outside sections
+                if outside.chance(50) { nextSections["generation"] = outside.below(3) }  // a member outside sections
                 try add(list, nextList)
                 try add(sections, nextSections)
                 (list, sections) = (nextList, nextSections)

@@ -5,7 +5,7 @@ import XCTest
 
 /// nginx (Debian's package, `make deps-test`) in front of two servers sharing one
 /// PostgreSQL store, round robin on loopback, with the repository's own template
-/// (`deploy/nginx/batchdiff.conf.template`, the one the README's deployment shows): a
+/// (`deploy/nginx/batchdiff.conf.template`, the one docs/deployment.md shows): a
 /// client that follows a feed through it sees one series of versions, each batch taking
 /// its copy from the version it had to the next, whichever server answers.
 final class NginxTests: ServerTestCase {
@@ -70,7 +70,7 @@ final class NginxTests: ServerTestCase {
 /// in a temporary directory. Stopped when dropped.
 extension NginxTests {
     /// The shipped `nginx.conf`, with the cache template rendered by `render.sh` for three
-    /// replicas as the README shows, runs and answers through every replica.
+    /// replicas as docs/deployment.md shows, runs and answers through every replica.
     func testTheShippedConfigurationRunsARenderedTemplate() throws {
         let servers = try (0..<3).map { _ in try startServer() }
         let nginx = try NginxProcess(
@@ -115,7 +115,7 @@ final class NginxProcess {
     var accessLog: String { (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
 
     /// nginx with the template `template` of `deploy/nginx/` (a cache's files in its
-    /// directory), in front of `replicas`, rendered by `deploy/nginx/render.sh` as the README
+    /// directory), in front of `replicas`, rendered by `deploy/nginx/render.sh` as docs/deployment.md
     /// shows (`publicFeeds`: its BATCHDIFF_PUBLIC_FEEDS). With `shippedConfiguration`, nginx
     /// runs `deploy/nginx/nginx.conf` as it is, but for where it includes the rendered file
     /// and logs errors (in the directory), run in the foreground as one process.

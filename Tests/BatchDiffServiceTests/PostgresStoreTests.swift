@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 
 /// `--store postgres://...`: servers sharing one database (a throwaway cluster each test
@@ -222,8 +223,9 @@ final class PostgresStoreTests: ServerTestCase {
         let (writer, reader) = (servers[0].client, servers[1].client)
         var rows: [[String: Any]] = (0..<200).map { ["id": $0, "title": "row \($0)", "v": 0] }
         var written: [(version: Int, rows: [[String: Any]])] = []
+        var generator = SplitMix64(state: 60)
         for step in 0..<60 {
-            for _ in 0..<(step % 10 == 9 ? 80 : 1 + step % 3) { rows[Int.random(in: 0..<rows.count)]["v"] = step + 1 }
+            for _ in 0..<(step % 10 == 9 ? 80 : 1 + step % 3) { rows[generator.below(rows.count)]["v"] = step + 1 }
             if step % 7 == 3 { rows.insert(rows.removeLast(), at: 0) }
             written.append((assertVersion(try writer.put("/feeds/chain", jsonText(rows))), rows))
             let read = assertJSON(try reader.get("/feeds/chain"))
@@ -293,7 +295,7 @@ final class PostgresStoreTests: ServerTestCase {
         XCTAssertNotNil(servers[0].waitForExit(timeout: 10))
         let countAtKill = acknowledged.count
         XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= countAtKill + 20 }, "the other server stopped taking writes")
-        while writers.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(eventually(timeout: 120) { !writers.isExecuting }, "the writers did not end")
 
         XCTAssertEqual(unexpected.all, [])
         // Both restarted: the killed one, and the other after a clean stop.

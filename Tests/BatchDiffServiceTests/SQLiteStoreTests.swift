@@ -104,7 +104,7 @@ final class SQLiteStoreTests: ServerTestCase {
         XCTAssertTrue(eventually(timeout: 30) { acknowledged.count >= 20 }, "the writers did not get going")
         kill(server.pid, SIGKILL)
         XCTAssertNotNil(server.waitForExit(timeout: 10))
-        while writers.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(eventually(timeout: 120) { !writers.isExecuting }, "the writers did not end")
 
         let restarted = try startServer(["--store", store])
         XCTAssertEqual(acknowledged.last.count, 4, "every writer had a write acknowledged")

@@ -196,13 +196,14 @@ final class SignedTokenTests: SignedTokenTestCase {
         assertProblem(try client.get("/feeds/f", headers: bearer(oldToken)), 401, "invalid_token")
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
         kill(server.pid, SIGHUP)
-        Thread.sleep(forTimeInterval: 0.5)
+        // Checked once the reload was refused (its log line), not after a pause it may outlast.
+        XCTAssertTrue(eventually(timeout: 10) { server.log.contains("token keys not read again") }, "the reload was not refused")
         assertJSON(try client.get("/feeds/f", headers: bearer(newToken)))
         XCTAssertEqual(try client.get("/healthz").status, 200)
         // A server without keys logs a SIGHUP, and goes on.
-        let plain = try startServer()
+        let plain = try startServer(["--log-level", "notice"])
         kill(plain.pid, SIGHUP)
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(eventually(timeout: 10) { plain.log.contains("SIGHUP: no --jwt-keys to read again") }, "the SIGHUP was not told")
         XCTAssertEqual(try plain.client.get("/healthz").status, 200)
     }
 
