@@ -11,6 +11,12 @@
 ///    their content also changed (a reload of a moving row collides with the move). Among
 ///    the longest runs, one that keeps the most changed rows in place is taken, so that the
 ///    rows that move are the unchanged ones where any can be.
+///
+/// These rules have a second home: a `PATCH` plans its batch from what its ops name alone,
+/// without a diff (the feed core's `ListPatchChange`, `SectionedPatchChange` and
+/// `UnnamedRuns`), and must keep them too. A change here is a change there;
+/// `PatchPlannerTests` plans random patches both ways and holds the patch's batch to apply
+/// and to be no larger than this planner's.
 @usableFromInline
 struct BatchPlanner {
     let old: CollectionShape

@@ -22,6 +22,7 @@ final class RowOrderTests: XCTestCase {
             }
             text.append(UInt8(ascii: "]"))
             var order = RowOrder(items: items)
+            order._checkInvariants()
             var next = model.count
             for _ in 0..<300 {
                 switch Int.random(in: 0..<3, using: &generator) {
@@ -50,6 +51,7 @@ final class RowOrderTests: XCTestCase {
                 default:
                     continue
                 }
+                order._checkInvariants()
             }
             XCTAssertEqual(order.count, model.count, "round \(round)")
             XCTAssertEqual(order.textCount, 2 + model.reduce(0) { $0 + $1.count } + max(0, model.count - 1))

@@ -61,9 +61,7 @@ extension Feeds {
         let followed = isFollowed(id, at: base.version)
         let (next, made) = try await Workers.run { () throws(FeedError) in
             var next = Snapshot(patching: base, by: change.forward, textCount: change.textCount, idKey: stored.idKey).numbered(base.version + 1)
-            // Written whole once the changes it is read through pass its text's length: so
-            // reading it whole costs at most about twice what writing it whole would.
-            if next.chainBytes > next.textCount { next = next.written }
+            if !ChangeChain.latest.keepsChange(chainBytes: next.chainBytes, textCount: next.textCount) { next = next.written }
             let members = options.changedMembers
                 ? try Self.changedMembers(of: change.batch, from: (base.collection, base.bytes), to: next, options: options) : nil
             let write = try FeedAnswers.write(

@@ -299,56 +299,41 @@ struct RowOrder {
         return second
     }
 
+    /// Checks every invariant of the tree and the identity table (a precondition fails on
+    /// the first broken one), in O(n): for tests, after each change (as swift-collections'
+    /// rope has `_checkInvariants()`).
+    func _checkInvariants() {
+        var seen = Set<Int32>()
+        var identities: [Fingerprint: Int] = [:]
+        func check(_ node: Int32, parent: Int32) {
+            guard node >= 0 else { return }
+            precondition(seen.insert(node).inserted, "node \(node) is reached twice")
+            let row = nodes[Int(node)]
+            precondition(row.parent == parent, "node \(node)'s parent is \(row.parent), not \(parent)")
+            for child in [row.left, row.right] where child >= 0 {
+                precondition(nodes[Int(child)].priority <= row.priority, "node \(child) outranks its parent \(node)")
+            }
+            check(row.left, parent: node)
+            check(row.right, parent: node)
+            precondition(Int(row.size) == 1 + size(row.left) + size(row.right), "node \(node) counts \(row.size) rows")
+            precondition(row.bytes == Int(row.location.count) + bytes(row.left) + bytes(row.right), "node \(node) counts \(row.bytes) bytes")
+            identities[row.identity, default: 0] += 1
+        }
+        check(root, parent: -1)
+        precondition(seen.count + freed.count == nodes.count, "\(nodes.count) nodes: \(seen.count) in the tree, \(freed.count) freed")
+        precondition(freed.allSatisfy { !seen.contains($0) }, "a freed node is in the tree")
+        precondition(identities.count == byIdentity.count, "\(byIdentity.count) identities in the table, \(identities.count) in the tree")
+        for (identity, rows) in identities {
+            let expected = rows == 1 ? byIdentity[identity].map { $0 >= 0 && seen.contains($0) } : byIdentity[identity] == Self.repeated
+            precondition(expected == true, "the table's entry for an identity of \(rows) rows")
+        }
+    }
+
     /// Bytes a row takes, about: its node, and its entry in the identity table.
     static let bytesPerRow = MemoryLayout<Node>.stride + 2 * (MemoryLayout<Fingerprint>.stride + 8)
 
     /// Bytes held, estimated.
     var byteEstimate: Int {
         nodes.capacity * MemoryLayout<Node>.stride + byIdentity.capacity * (MemoryLayout<Fingerprint>.stride + 8)
-    }
-}
-
-/// The texts rows are read from (``RowOrder/TextLocation``): the version's an order was
-/// built from, then each patch's.
-struct RowTexts {
-    private var texts: [[UInt8]]
-    /// Bytes of the patches' texts held (the first text aside).
-    private(set) var patchBytes = 0
-
-    /// Texts starting with `text`, a version's.
-    init(_ text: [UInt8]) {
-        texts = [text]
-    }
-
-    /// Adds `text` (a patch's) as a text rows can be read from; its number.
-    mutating func add(_ text: [UInt8]) -> Int32 {
-        texts.append(text)
-        patchBytes += text.count
-        return Int32(texts.count - 1)
-    }
-
-    /// Adds `text`, one row's whole (a merged row's), and gives where the row now reads from.
-    mutating func add(row text: [UInt8]) -> RowOrder.TextLocation {
-        RowOrder.TextLocation(text: add(text), start: 0, count: Int32(text.count))
-    }
-
-    /// The text at `location`.
-    subscript(location: RowOrder.TextLocation) -> ArraySlice<UInt8> {
-        let start = Int(location.start)
-        return texts[Int(location.text)][start..<start + Int(location.count)]
-    }
-}
-
-/// Random priorities for new rows (SplitMix64): deterministic, which a treap's balance
-/// does not mind.
-private struct PriorityGenerator {
-    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-
-    mutating func next() -> UInt32 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return UInt32(truncatingIfNeeded: (mixed ^ (mixed >> 31)) >> 32)
     }
 }

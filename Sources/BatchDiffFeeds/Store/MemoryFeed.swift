@@ -51,15 +51,14 @@ final class MemoryFeed: Sendable {
 
     /// Stores `version` (numbered `previous + 1`) as the next version when the latest is
     /// still `previous`, which is kept from now on as its change from it, or whole
-    /// (compressed) once the changes kept since the newest whole version would pass twice
-    /// its text: so reading any version composes at most about two texts' worth of changes.
-    /// Both are made outside the lock.
+    /// (compressed) when ``ChangeChain/inMemory`` says so. Both are made outside the lock.
     func append(_ version: NewVersion, after previous: Int, sequence: Int) -> Bool {
         precondition(version.snapshot.version == previous + 1, "a feed's versions follow one another")
         let found = state.withLock { $0.latest.version == previous && !$0.deleted ? ($0.latest, $0.chainBytes) : nil }
         guard let (replaced, chainBytes) = found else { return false }
         let change = version.backwardDelta(to: replaced).encoded
-        let kept: KeptText = chainBytes + change.count > 2 * replaced.textCount ? .whole(Gzip.compress(replaced.bytes)) : .change(change)
+        let keepsChange = ChangeChain.inMemory.keepsChange(chainBytes: chainBytes + change.count, textCount: replaced.textCount)
+        let kept: KeptText = keepsChange ? .change(change) : .whole(Gzip.compress(replaced.bytes))
         return mutate { state in
             guard !state.deleted, state.latest.version == previous else { return false }
             state.latest = version.snapshot

@@ -1,8 +1,7 @@
 /// How a durable store keeps a feed's versions in room proportional to what changed
 /// (docs/feeds.md §11): each as its change from the version before (a ``TextDelta``'s
-/// bytes), or whole when the changes since the last whole version would add up to more than
-/// half of its text; so a version is read back from the last whole one at or before it and
-/// the changes after that, at most about one and a half texts' worth of bytes.
+/// bytes), or whole when ``ChangeChain/durable`` says so; a version is read back from the
+/// last whole one at or before it and the changes after that.
 public enum DeltaChain {
     /// What a store keeps of one version: its text whole, or its change from the one before.
     public struct Link: Sendable {
@@ -29,7 +28,7 @@ public enum DeltaChain {
     /// `chainBytes` bytes of changes since the feed's last whole version; and the chain's
     /// length after it (0 once a whole text is kept).
     public static func link(for version: NewVersion, change: [UInt8]?, chainBytes: Int) -> (link: Link, chainBytes: Int) {
-        guard let change, chainBytes + change.count <= version.snapshot.textCount / 2 else {
+        guard let change, ChangeChain.durable.keepsChange(chainBytes: chainBytes + change.count, textCount: version.snapshot.textCount) else {
             return (Link(isChange: false, body: version.snapshot.bytes), 0)
         }
         return (Link(isChange: true, body: change), chainBytes + change.count)
