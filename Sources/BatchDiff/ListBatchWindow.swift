@@ -10,17 +10,17 @@
 /// operations, times a logarithm, whatever the lists' lengths. (Where identities repeat,
 /// two rows of one identity that the batch pairs apart may leave and enter the window as a
 /// delete and an insert where a move would do: valid, not always the smallest.)
-public struct ListBatchWindow: Hashable, Sendable {
+package struct ListBatchWindow: Hashable, Sendable {
     /// The window's batch: its indices count from the window's first row, its counts are
     /// the window's.
-    public let batch: ListBatch
+    package let batch: ListBatch
     /// The new list's position of each row the window's batch reloads, in the order of its
     /// `reloaded` (where a client's new content for it is); an inserted row's is `offset`
     /// plus its index.
-    public let reloadedPositions: [Int]
+    package let reloadedPositions: [Int]
 
     /// The window `offset..<offset+limit` of `batch`.
-    public init(_ batch: ListBatch, offset: Int, limit: Int) {
+    package init(_ batch: ListBatch, offset: Int, limit: Int) {
         let old = windowRange(offset: offset, limit: limit, count: batch.oldCount)
         let new = windowRange(offset: offset, limit: limit, count: batch.newCount)
         let rows = batch.rows
@@ -58,7 +58,7 @@ public struct ListBatchWindow: Hashable, Sendable {
 
     /// The window `offset..<offset+limit` of the batch from the empty list to one of
     /// `newCount` rows: every row of the window inserted (in time proportional to the window).
-    public init(fromEmptyTo newCount: Int, offset: Int, limit: Int) {
+    package init(fromEmptyTo newCount: Int, offset: Int, limit: Int) {
         let new = windowRange(offset: offset, limit: limit, count: newCount)
         batch = ListBatch(rows: RowChanges(inserted: Array(0..<new.count)), oldCount: 0, newCount: new.count)
         reloadedPositions = []

@@ -4,7 +4,7 @@ extension SectionedBatch {
     /// moves, as an index into the old collection's rows one after the other; `nil` for a
     /// row that is inserted or reloaded, or in an inserted section. What a store needs to
     /// keep one version as its change from the other.
-    public func unchangedRowOrigins() throws -> [Int?] {
+    package func unchangedRowOrigins() throws -> [Int?] {
         let placement = try Placement(self)
         var oldStarts: [Int] = []
         oldStarts.reserveCapacity(oldCounts.count)
@@ -38,7 +38,7 @@ extension SectionedBatch {
 extension ListBatch {
     /// For each row of the list this batch leads to, the old row it is with its content
     /// unchanged (``SectionedBatch/unchangedRowOrigins()``), or `nil`.
-    public func unchangedRowOrigins() throws -> [Int?] {
+    package func unchangedRowOrigins() throws -> [Int?] {
         try sectioned.unchangedRowOrigins()
     }
 }

@@ -11,19 +11,19 @@
 /// section that does not stay, which is inserted or deleted. Header updates go with the
 /// sections that stay or move. In time proportional to the window's sections and the
 /// batch's operations, times a logarithm.
-public struct SectionedBatchWindow: Hashable, Sendable {
+package struct SectionedBatchWindow: Hashable, Sendable {
     /// The window's batch: section indices count from the window's first section; its
     /// counts are the window's sections'.
-    public let batch: SectionedBatch
+    package let batch: SectionedBatch
     /// The new collection's path of each row the window's batch reloads, in the order of
     /// its `reloaded` (where a client's new content for it is). An inserted row's path is
     /// its section plus `offset`, and its row; an inserted or updated section's position is
     /// `offset` plus its index.
-    public let reloadedPaths: [RowPath]
+    package let reloadedPaths: [RowPath]
 
     /// The window of the batch from the empty collection: every section of the window
     /// inserted, with its rows (`windowCounts`, each one's row count).
-    public init(fromEmptyTo windowCounts: [Int]) {
+    package init(fromEmptyTo windowCounts: [Int]) {
         batch = SectionedBatch(sections: SectionChanges(inserted: Array(windowCounts.indices)), rows: RowChanges(), oldCounts: [], newCounts: windowCounts)
         reloadedPaths = []
     }
@@ -34,13 +34,13 @@ public struct SectionedBatchWindow: Hashable, Sendable {
     }
 
     /// The window of a batch that changes nothing, its sections of `windowCounts` rows.
-    public init(unchanged windowCounts: [Int]) {
+    package init(unchanged windowCounts: [Int]) {
         batch = SectionedBatch(sections: SectionChanges(), rows: RowChanges(), oldCounts: windowCounts, newCounts: windowCounts)
         reloadedPaths = []
     }
 
     /// The window `offset..<offset+limit` of `batch`'s sections.
-    public init(_ batch: SectionedBatch, offset: Int, limit: Int) {
+    package init(_ batch: SectionedBatch, offset: Int, limit: Int) {
         let old = windowRange(offset: offset, limit: limit, count: batch.oldCounts.count)
         let new = windowRange(offset: offset, limit: limit, count: batch.newCounts.count)
         let sections = batch.sections

@@ -12,7 +12,7 @@
 extension ListBatchWindow {
     /// The window `offset..<offset+limit` across `batches`, the batches of consecutive
     /// versions (at least one). Throws ``BatchError`` when they do not follow one another.
-    public init(across batches: [ListBatch], offset: Int, limit: Int) throws {
+    package init(across batches: [ListBatch], offset: Int, limit: Int) throws {
         guard let firstBatch = batches.first else { throw BatchError("a window across no versions") }
         guard batches.count > 1 else {
             self.init(firstBatch, offset: offset, limit: limit)
@@ -43,7 +43,7 @@ extension SectionedBatchWindow {
     /// The window `offset..<offset+limit` of sections across `batches`, the batches of
     /// consecutive versions (at least one). Throws ``BatchError`` when they do not follow
     /// one another.
-    public init(across batches: [SectionedBatch], offset: Int, limit: Int) throws {
+    package init(across batches: [SectionedBatch], offset: Int, limit: Int) throws {
         guard let firstBatch = batches.first else { throw BatchError("a window across no versions") }
         guard batches.count > 1 else {
             self.init(firstBatch, offset: offset, limit: limit)

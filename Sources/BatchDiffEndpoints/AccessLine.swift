@@ -3,20 +3,20 @@ import HTTPServer
 /// A finished request's access log line, `GET /healthz 200 120us in=0 out=15`, kept as its
 /// fields: the request's thread records it, and a log writer makes it text later, on its
 /// own thread (``BatchDiffService/AccessLog``).
-public struct AccessLine: Sendable {
+package struct AccessLine: Sendable {
     /// The method, one of a fixed set or `other`.
-    public let method: String
+    package let method: String
     /// The path, every byte that is not printable ASCII and every space escaped as `%XX`
     /// (and `%` itself): a decoded `%0A`, `%20` or U+2028 cannot forge a line or a field.
-    public let path: String
+    package let path: String
     /// The answer's status; 0 when none was sent.
-    public let status: Int
+    package let status: Int
     /// From the request's headers in to its answer sent.
-    public let microseconds: Int
+    package let microseconds: Int
     /// Body bytes read.
-    public let bytesIn: Int
+    package let bytesIn: Int
     /// Body bytes sent.
-    public let bytesOut: Int
+    package let bytesOut: Int
 
     init(method: String, _ exchange: HTTPExchange) {
         self.method = method
@@ -44,7 +44,7 @@ public struct AccessLine: Sendable {
     }
 
     /// Appends the line's text to `bytes`: no time, level or label, no newline.
-    public func write(into bytes: inout [UInt8]) {
+    package func write(into bytes: inout [UInt8]) {
         bytes.append(contentsOf: method.utf8)
         bytes.append(UInt8(ascii: " "))
         bytes.append(contentsOf: path.utf8)

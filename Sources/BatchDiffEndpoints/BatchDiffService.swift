@@ -8,7 +8,7 @@ import Prometheus
 
 /// The BatchDiff service: `POST /diff`, feeds with long polls, health and metrics, every
 /// error a problem document. Thread-safe: the server calls it from all its threads.
-public final class BatchDiffService: Sendable {
+package final class BatchDiffService: Sendable {
     let configuration: ServiceConfiguration
     let feeds: Feeds
     private let logger: Logger
@@ -25,13 +25,13 @@ public final class BatchDiffService: Sendable {
     let clientStreams: ClientStreams
 
     /// Where a finished request's ``AccessLine`` goes, while `logger` logs at `info` or below.
-    public typealias AccessLog = @Sendable (AccessLine) -> Void
+    package typealias AccessLog = @Sendable (AccessLine) -> Void
 
     /// A service whose feeds live in `store`, that records its metrics through swift-metrics
     /// (bootstrap it with ``prometheusFactory(registry:)`` first) and shows those of
     /// `metricsRegistry` on `/metrics`. Each finished request's line goes to `accessLog`
     /// while `logger` logs at `info` or below.
-    public init(
+    package init(
         configuration: ServiceConfiguration, store: any FeedStore, logger: Logger, metricsRegistry: PrometheusCollectorRegistry,
         accessLog: @escaping AccessLog
     ) {
@@ -46,7 +46,7 @@ public final class BatchDiffService: Sendable {
     /// Decides about a request from its head: refused (no such route, a method the route
     /// does not answer, a missing or wrong token, a body that is not JSON), or accepted with
     /// what answers it once its body is read (``endpoints``).
-    public func admit(_ request: HTTPRequest) -> HTTPAdmission {
+    package func admit(_ request: HTTPRequest) -> HTTPAdmission {
         let found = Self.route(of: request.path)
         let label = found?.route.path.label ?? "other"
         // A browser's preflight carries no token: what a route allows is no secret.
@@ -90,7 +90,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// The answer to requests the server refuses by itself.
-    public func refusal(_ refusal: HTTPServerRefusal) -> HTTPResponse {
+    package func refusal(_ refusal: HTTPServerRefusal) -> HTTPResponse {
         switch refusal {
         case .bodyTooLarge(let limit): Problem.bodyTooLarge(limit: limit).response
         case .shuttingDown: Problem.shuttingDown.response
@@ -102,7 +102,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// Records a finished request: one log line and the metrics (never the body).
-    public func observe(_ exchange: HTTPExchange) {
+    package func observe(_ exchange: HTTPExchange) {
         // Labels come from fixed sets: a client cannot add series or break the page.
         let method = Self.isKnown(method: exchange.method) ? exchange.method : "other"
         requests.count(route: exchange.route ?? Self.routeLabel(of: exchange.path), method: method, status: exchange.status)
@@ -120,7 +120,7 @@ public final class BatchDiffService: Sendable {
     }
 
     /// Answers every parked long poll now, with what there is (at shutdown).
-    public func releaseParkedRequests() {
+    package func releaseParkedRequests() {
         feeds.close()
     }
 
@@ -135,7 +135,7 @@ public final class BatchDiffService: Sendable {
 
     /// The swift-metrics factory to bootstrap for a service that shows `registry` on
     /// `/metrics`: Prometheus, with request latency buckets from 0.5 ms to 60 s.
-    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+    package static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets["batchdiff_request_duration_seconds"] = [
             .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -172,7 +172,7 @@ public final class BatchDiffService: Sendable {
     /// objects with 5% changed by 1.4x; the worst body known, 3,500,000 zeros against as many
     /// ones, by 27x (an identity table for millions of rows, and an answer of 4x the body
     /// listing every index). The factor stays above the worst.
-    public static let memoryPerBodyByte = 40
+    package static let memoryPerBodyByte = 40
 
     /// Requests with bodies this large are answered off the server's threads, which stay
     /// free for the quick requests of everyone else.

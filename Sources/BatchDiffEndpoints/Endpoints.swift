@@ -123,7 +123,7 @@ extension BatchDiffService {
 
     /// The health checks' paths, answered even when every connection slot is taken
     /// (``HTTPServerConfiguration/probePaths``).
-    public static let probePaths: Set<String> = ["/healthz", "/readyz"]
+    package static let probePaths: Set<String> = ["/healthz", "/readyz"]
 
     /// `GET /healthz`: the process serves (liveness: never about the store).
     private static let healthAnswer = statusAnswer("ok")

@@ -1,11 +1,11 @@
 /// Connection strings as logs and error messages may show them: without their password.
 /// A `--store` value can reach a start-up error, a log line or a problem document; none of
 /// them may carry the database's password.
-public enum ConninfoRedaction {
+package enum ConninfoRedaction {
     /// `text` with the password of every URI in it (`scheme://user:password@host`, whatever
     /// the scheme: a typo in it must not print the password either) and of every
     /// `password=` keyword replaced by `***`.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         text.replacing(uriPassword) { match in "\(match.output.1):***@" }
             .replacing(keywordPassword) { _ in "password=***" }
     }

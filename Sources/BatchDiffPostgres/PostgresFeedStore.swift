@@ -21,7 +21,7 @@ import Synchronization
 ///   ``PostgresConnectionPool/callTimeout``; nothing is answered from what was last seen.
 /// - Fingerprints are not kept in the database: each server computes them from the
 ///   snapshots it reads, with its own seed, and never shows them.
-public final class PostgresFeedStore: FeedStore {
+package final class PostgresFeedStore: FeedStore {
     private let database: PostgresDatabase
     private let pool: PostgresConnectionPool
     private let listener: PostgresListener
@@ -34,7 +34,7 @@ public final class PostgresFeedStore: FeedStore {
     /// `maxBytes` of snapshots in memory. Throws only for a `conninfo` libpq cannot read: a
     /// database that cannot be reached yet is waited for (the store is unavailable until
     /// then), so servers and database may start in any order.
-    public init(conninfo: String, maxVersions: Int, maxBytes: Int, logger: Logger) throws(FeedError) {
+    package init(conninfo: String, maxVersions: Int, maxBytes: Int, logger: Logger) throws(FeedError) {
         do throws(PostgresError) {
             database = try PostgresDatabase(conninfo: conninfo, logger: logger)
         } catch {
@@ -48,7 +48,7 @@ public final class PostgresFeedStore: FeedStore {
         listener.start()
     }
 
-    public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
+    package func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         // Brought forward from the version kept by the changes after it; read from the last
         // whole version when none is kept, or the kept one is not of this series.
         var cached = cache.withLock { $0[id] }
@@ -87,7 +87,7 @@ public final class PostgresFeedStore: FeedStore {
         }
     }
 
-    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
+    package func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
             // Retained: one of the last `maxVersions` (older ones may stay as the start of a
             // retained one's changes).
@@ -104,7 +104,7 @@ public final class PostgresFeedStore: FeedStore {
         return try await Workers.run { () throws(FeedError) in try Snapshot(text: DeltaChain.text(of: links), idKey: idKey).numbered(version) }
     }
 
-    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
+    package func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
         let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
             // From a retained version (as in `snapshot(at:of:)`).
             try connection.query("""
@@ -116,7 +116,7 @@ public final class PostgresFeedStore: FeedStore {
         return JSONBatch.stored((0..<rows.count).map { rows.bytes($0, 0) }, after: since, through: latest)
     }
 
-    public func append(_ new: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    package func append(_ new: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         let (snapshot, answer) = (new.snapshot, new.keptAnswer)
         let version = snapshot.version
         // The change is made on a worker; whether it is kept, or the text whole, is decided
@@ -172,7 +172,7 @@ public final class PostgresFeedStore: FeedStore {
         return true
     }
 
-    public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
+    package func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
         let rows = try await pool.run(retry: true) { [maxVersions] connection, deadline throws(PostgresError) in
             // Kept with a retained version.
             try connection.query("""
@@ -187,7 +187,7 @@ public final class PostgresFeedStore: FeedStore {
         )
     }
 
-    public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
+    package func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
         _ = try await pool.run(margin: Self.commitMargin) { [maxVersions] connection, deadline throws(PostgresError) in
             // Only with a version still retained (the feed may have moved on), and within the
             // answers a version keeps.
@@ -206,7 +206,7 @@ public final class PostgresFeedStore: FeedStore {
         }
     }
 
-    public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
+    package func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let deleted = try await pool.run(margin: Self.commitMargin) { connection, deadline throws(PostgresError) -> Bool in
             // Versions are deleted here, before the clock check, rather than by the cascade
             // (which runs after it); the cascade catches a version a racing write added.
@@ -258,7 +258,7 @@ public final class PostgresFeedStore: FeedStore {
         }
     }
 
-    public func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
+    package func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
         let rows = try await pool.run(retry: true) { connection, deadline throws(PostgresError) in
             // The prefix's range of ids (compared byte by byte: the column's collation is "C").
             try connection.query(
@@ -272,19 +272,19 @@ public final class PostgresFeedStore: FeedStore {
         return FeedPage(feeds: feeds, more: rows.count > limit)
     }
 
-    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {
         observers.add(observer)
     }
 
     /// Feeds and versions as last counted (every few seconds), and the snapshots kept.
-    public var statistics: FeedStoreStatistics {
+    package var statistics: FeedStoreStatistics {
         let counts = listener.lastCounts
         return FeedStoreStatistics(feeds: counts.feeds, versions: counts.versions, bytesInMemory: bytesInMemory)
     }
 
     /// The latest snapshots kept in memory.
-    public var bytesInMemory: Int { cache.withLock { $0.bytes } }
+    package var bytesInMemory: Int { cache.withLock { $0.bytes } }
 
     /// Whether the database answered the last ping (every second) in time.
-    public var isAvailable: Bool { database.isAvailable }
+    package var isAvailable: Bool { database.isAvailable }
 }

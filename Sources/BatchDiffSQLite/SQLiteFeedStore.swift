@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Every call runs on the store's own serial queue, never on the caller's thread: the
 /// connection is used there only, which is what makes the type `Sendable`.
-public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
+package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     private let connection: SQLiteConnection
     private let queue = DispatchQueue(label: "batchdiff.sqlite-store")
     private let maxVersions: Int
@@ -27,7 +27,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     /// Opens (creating) the store at `path`; throws a message naming the file when it cannot
     /// be opened or another server uses it.
-    public init(path: String, maxVersions: Int, maxBytes: Int) throws(FeedError) {
+    package init(path: String, maxVersions: Int, maxBytes: Int) throws(FeedError) {
         self.maxVersions = maxVersions
         // Half of the memory feeds may hold; the answers kept have the rest.
         cache = Mutex(LatestSnapshotCache(bound: maxBytes / 2))
@@ -117,7 +117,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return try result.get()
     }
 
-    public func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
+    package func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         if let cached = cache.withLock({ $0[id] }) { return cached }
         let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
             try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
@@ -141,7 +141,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return found
     }
 
-    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
+    package func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         let maxVersions = maxVersions
         let row = try await run { connection throws(FeedError) -> (idKey: String, links: [DeltaChain.Link])? in
             try Self.sql { () throws(SQLiteError) -> (idKey: String, links: [DeltaChain.Link])? in
@@ -162,7 +162,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         }
     }
 
-    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
+    package func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? {
         let maxVersions = maxVersions
         let batches = try await run { connection throws(FeedError) -> [[UInt8]] in
             try Self.sql { () throws(SQLiteError) -> [[UInt8]] in
@@ -192,7 +192,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return links
     }
 
-    public func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    package func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         let (snapshot, answer) = (version.snapshot, version.keptAnswer)
         let maxVersions = maxVersions
         // The change is made on a worker; whether it is kept, or the text whole, is decided
@@ -247,7 +247,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return true
     }
 
-    public func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
+    package func keptAnswer(for key: String, of id: FeedID) async throws(FeedError) -> KeptAnswer? {
         let maxVersions = maxVersions
         return try await run { connection throws(FeedError) -> KeptAnswer? in
             try Self.sql { () throws(SQLiteError) -> KeptAnswer? in
@@ -266,7 +266,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         }
     }
 
-    public func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
+    package func keep(_ answer: KeptAnswer, for id: FeedID) async throws(FeedError) {
         let maxVersions = maxVersions
         try await run { connection throws(FeedError) in
             try Self.sql { () throws(SQLiteError) in
@@ -297,7 +297,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         try insert.run()
     }
 
-    public func delete(_ id: FeedID) async throws(FeedError) -> Bool {
+    package func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let removed = try await run { connection throws(FeedError) -> Int? in
             let removed = try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
@@ -325,7 +325,7 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return true
     }
 
-    public func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
+    package func list(after: FeedID?, prefix: String, limit: Int) async throws(FeedError) -> FeedPage {
         try await run { connection throws(FeedError) -> FeedPage in
             try Self.sql { () throws(SQLiteError) -> FeedPage in
                 // The prefix's range of ids, by the primary key's index.
@@ -344,16 +344,16 @@ public final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     /// Nothing: this process alone writes the database file (docs/feeds.md §11) (this process's writes wake their own
     /// long polls).
-    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
+    package func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
 
-    public var statistics: FeedStoreStatistics {
+    package var statistics: FeedStoreStatistics {
         var statistics = counts.withLock { $0 }
         statistics.bytesInMemory = bytesInMemory
         return statistics
     }
 
     /// The latest snapshots kept in memory.
-    public var bytesInMemory: Int { cache.withLock { $0.bytes } }
+    package var bytesInMemory: Int { cache.withLock { $0.bytes } }
 
     /// Keeps the latest snapshot of `id`, dropping others while the cache is over its bound;
     /// with `ifStillVersion`, only when the file's latest is still that version (a read kept

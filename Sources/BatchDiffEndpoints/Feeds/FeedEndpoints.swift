@@ -165,8 +165,9 @@ extension BatchDiffService {
     /// expires first, with no new version, the answer is 401 `invalid_token`.
     func changes(_ name: String, _ request: HTTPRequest, _ credentials: Credentials) async throws(Problem) -> HTTPResponse {
         let grant = credentials.grant
-        let (id, since, wait, options, window, to, cursor) = try await changesQuestion(name, request, since: nil)
-        if let to {
+        let question = try await changesQuestion(name, request, since: nil)
+        let (id, since, wait, options) = (question.id, question.since, question.wait, question.options)
+        if let to = question.rangeEnd {
             let answer = try await feedCall { () async throws(FeedError) in try await self.feeds.changes(of: id, since: since, to: to, options: options) }
             return changesResponse(answer, caching: cacheControl(request, credentials, maxAge: 31_536_000) + ", immutable", tagged: true)
         }
@@ -177,7 +178,7 @@ extension BatchDiffService {
         }
         defer { if wait > 0 { clientStreams.leave(client) } }
         let answer = try await feedCall { () async throws(FeedError) in
-            guard let window else { return try await self.feeds.changes(of: id, since: since, wait: waiting, options: options) }
+            guard let window = question.window else { return try await self.feeds.changes(of: id, since: since, wait: waiting, options: options) }
             return try await self.feeds.changes(of: id, since: since, wait: waiting, window: window, options: options)
         }
         // Cut short by the token's expiry, with nothing new: the token is what ended it.
@@ -194,8 +195,8 @@ extension BatchDiffService {
         // under a new URL after each wait, so nginx may keep its empty answer a second
         // (`X-Accel-Expires`, read before `Cache-Control`): the followers its cache lock
         // holds get it at once, instead of going upstream one after another.
-        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: cursor, empty: empty)))]
-        if empty, cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
+        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: question.cursor, empty: empty)))]
+        if empty, question.cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
         return changesResponse(answer, caching: caching, tagged: answer.isPatch, headers: headers)
     }
 
@@ -248,13 +249,16 @@ extension BatchDiffService {
     /// told first, whatever the query.
     func changesQuestion(
         _ name: String, _ request: HTTPRequest, since given: Int?
-    ) async throws(Problem) -> (id: FeedID, since: Int, wait: Int, options: AnswerOptions, window: FeedWindow?, to: Int?, cursor: Int?) {
+    ) async throws(Problem) -> ChangesQuestion {
         let id = try feedID(name)
         do {
             let (since, wait) = try changesQuery(request, since: given)
             let options = try AnswerOptions(query: request.query)
             let window = try Self.window(request, options: options)
-            return (id, since, wait, options, window, try Self.rangeEnd(request, since: since, window: window), try Self.cursor(request))
+            return ChangesQuestion(
+                id: id, since: since, wait: wait, options: options, window: window,
+                rangeEnd: try Self.rangeEnd(request, since: since, window: window), cursor: try Self.cursor(request)
+            )
         } catch {
             _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
             throw error

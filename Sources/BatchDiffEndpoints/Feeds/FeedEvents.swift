@@ -19,16 +19,16 @@ extension BatchDiffService {
     /// unknown, else the stream, until its client goes away, the feed is deleted or the
     /// client's version is no longer retained, or the server shuts down.
     func changeEvents(_ name: String, _ request: HTTPRequest, _ credentials: Credentials, answeringThrough pending: PendingResponse) async {
-        let start: (id: FeedID, since: Int, options: AnswerOptions, window: FeedWindow?, expiresAt: Double?)
+        let start: (question: ChangesQuestion, expiresAt: Double?)
         let client: [UInt8]
         do throws(Problem) {
             let grant = credentials.grant
             client = credentials.client(of: request)
             let given = try Self.lastEventID(request)
-            let (id, since, _, options, window, to, _) = try await changesQuestion(name, request, since: given)
-            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
-            guard to == nil else { throw Problem.badQuery("to: a stream follows the feed to its latest version; ask for a range without Accept: text/event-stream") }
-            start = (id, since, options, window, grant?.expiresAt)
+            let question = try await changesQuestion(name, request, since: given)
+            _ = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: question.id) }
+            guard question.rangeEnd == nil else { throw Problem.badQuery("to: a stream follows the feed to its latest version; ask for a range without Accept: text/event-stream") }
+            start = (question, grant?.expiresAt)
         } catch {
             pending.send(error.response)
             return
@@ -40,7 +40,8 @@ extension BatchDiffService {
         defer { clientStreams.leave(client) }
         // The task is cancelled when the stream ends (PendingResponse.whenAbandoned).
         guard let stream = pending.stream(scoped(Self.eventStreamHead, request, credentials)) else { return }
-        await sendEvents(of: start.id, since: start.since, options: start.options, window: start.window, until: start.expiresAt, to: stream)
+        let question = start.question
+        await sendEvents(of: question.id, since: question.since, options: question.options, window: question.window, until: start.expiresAt, to: stream)
     }
 
     /// The stream's status and headers: nothing may store it or hold it back.

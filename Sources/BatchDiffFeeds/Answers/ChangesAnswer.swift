@@ -1,16 +1,16 @@
 /// The answer to `changes`: its JSON (a bare JSON Patch array in that format, else an
 /// object), shared with every client that asked the same, and the latest version it leads to.
-public struct ChangesAnswer: Sendable {
+package struct ChangesAnswer: Sendable {
     /// The answer, shared.
-    public var answer: SharedAnswer
+    package var answer: SharedAnswer
     /// The version it leads to.
-    public var latest: Int
+    package var latest: Int
     /// The operations of its batch (0: the client's data, or window, is as at `latest`).
-    public var operationCount: Int
+    package var operationCount: Int
 
     /// The answer's JSON.
-    public var body: [UInt8] { answer.bytes }
+    package var body: [UInt8] { answer.bytes }
 
     /// Whether the body is a JSON Patch (a reload past `maxChanges` is an object).
-    public var isPatch: Bool { body.first == UInt8(ascii: "[") }
+    package var isPatch: Bool { body.first == UInt8(ascii: "[") }
 }

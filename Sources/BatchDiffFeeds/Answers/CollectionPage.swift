@@ -1,7 +1,7 @@
 import BatchDiffJSON
 
 /// Where a page of a feed's latest collection starts (docs/feeds.md §4.1).
-public enum PageStart: Sendable, Hashable {
+package enum PageStart: Sendable, Hashable {
     /// At a position: of a list's rows, or of a sectioned collection's sections.
     case offset(Int)
     /// Just after the row (the section) of an identity, as a client sent it: read as JSON

@@ -8,7 +8,7 @@ extension Feeds {
     /// retained, `since` at most `to`), as `options` ask for it.
     /// ``FeedError/versionGone(_:since:latest:)`` names the version that is not retained
     /// (`to` past the latest is not retained either).
-    public func changes(of id: FeedID, since: Int, to: Int, options: AnswerOptions = AnswerOptions()) async throws(FeedError) -> ChangesAnswer {
+    package func changes(of id: FeedID, since: Int, to: Int, options: AnswerOptions = AnswerOptions()) async throws(FeedError) -> ChangesAnswer {
         guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
         let latest = stored.snapshot.version
         guard to <= latest else { throw .versionGone(id, since: to, latest: latest) }

@@ -8,7 +8,7 @@ extension Feeds {
     /// A page of feed `id`'s latest collection: `limit` rows (a sectioned feed's sections,
     /// each whole) from `start` (docs/feeds.md §4.1), and the version it is of; shared by
     /// the clients that ask for it (``AnswerCache``).
-    public func page(of id: FeedID, from start: PageStart, limit: Int) async throws(FeedError) -> (version: Int, answer: SharedAnswer) {
+    package func page(of id: FeedID, from start: PageStart, limit: Int) async throws(FeedError) -> (version: Int, answer: SharedAnswer) {
         guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
         let version = stored.snapshot.version
         let question = AnswerCache.Question(feed: id, latest: version, asked: .page(start, limit: limit))
@@ -28,7 +28,7 @@ extension Feeds {
     /// as at the latest waits until it changes (not just the feed), or the wait ends; with
     /// `untilItChanges` false, only until the next version (an event stream, which moves on
     /// to a version that leaves its window as it was without an event).
-    public func changes(
+    package func changes(
         of id: FeedID, since: Int, wait: Duration, window: FeedWindow, options: AnswerOptions = AnswerOptions(), untilItChanges: Bool = true
     ) async throws(FeedError) -> ChangesAnswer {
         let clock = ContinuousClock()

@@ -5,20 +5,20 @@ import Synchronization
 
 /// An answer's JSON as many clients receive it: held once, however many connections send
 /// it, and its gzip form made once, by the first client that asks for it, then shared too.
-public final class SharedAnswer: Sendable {
+package final class SharedAnswer: Sendable {
     /// The JSON text.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     private let compressed = Mutex<[UInt8]?>(nil)
     private let lineBreaks = Mutex<Bool?>(nil)
 
     /// The answer whose JSON text is `bytes`.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// Whether the text holds a line break (CR or LF), found on the first call: an answer
     /// of one line is framed as one event line, shared, by every stream that sends it.
-    public var hasLineBreaks: Bool {
+    package var hasLineBreaks: Bool {
         lineBreaks.withLock { found in
             if let found { return found }
             let made = bytes.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
@@ -29,7 +29,7 @@ public final class SharedAnswer: Sendable {
 
     /// The text gzip-compressed; made on the first call (others wait for it, rather than
     /// compress it again).
-    public var gzipped: [UInt8] {
+    package var gzipped: [UInt8] {
         compressed.withLock { compressed in
             if let compressed { return compressed }
             let made = Gzip.compress(bytes)

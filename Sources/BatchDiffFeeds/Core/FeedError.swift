@@ -2,7 +2,7 @@ import BatchDiffJSON
 
 /// Why a feed operation failed. The feed core speaks only in these; the endpoints turn each
 /// into a status and a problem document, in one place (docs/errors.md §3).
-public enum FeedError: Error, Sendable, Equatable {
+package enum FeedError: Error, Sendable, Equatable {
     /// A name that is not a feed id.
     case invalidFeedID(String)
     /// No feed of that id.

@@ -5,7 +5,7 @@ import BatchDiffJSON
 /// shared, waiting for the next version when the client is at the latest (long polls).
 extension Feeds {
     /// The latest version of feed `id` and its answer, `{"feed","version","data"}`.
-    public func latest(of id: FeedID) async throws(FeedError) -> FeedDocument {
+    package func latest(of id: FeedID) async throws(FeedError) -> FeedDocument {
         guard let stored = try await store.latest(of: id) else { throw .notFound(id) }
         return FeedDocument(feed: id, snapshot: stored.snapshot, answers: answers)
     }
@@ -13,7 +13,7 @@ extension Feeds {
     /// The batch from version `since` of feed `id` to its latest, with the values, as
     /// `options` ask for it. A client at the latest waits up to `wait` for the next version
     /// (a long poll). Clients that differ only in `maxChanges` share one computation.
-    public func changes(
+    package func changes(
         of id: FeedID, since: Int, wait: Duration, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> ChangesAnswer {
         let found = try await latest(of: id, after: since, wait: wait)

@@ -11,7 +11,7 @@ extension Feeds {
     /// `idempotencyKey`, the answer is kept with the version in the store, and a repeat of
     /// the key with the same body gets it again and changes nothing
     /// (``FeedError/idempotencyKeyReused(_:key:)`` with another body).
-    public func patch(
+    package func patch(
         _ body: [UInt8], to id: FeedID, condition: WriteCondition, idempotencyKey key: String? = nil, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> FeedWrite {
         let patch = try await Workers.run { () throws(FeedError) in try FeedPatch(body: body) }

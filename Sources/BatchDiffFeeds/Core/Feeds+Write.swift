@@ -13,7 +13,7 @@ extension Feeds {
     /// (``FeedError/duplicateIdentity(_:)``). Writes to one feed take turns in the order they
     /// call (``WriteTurns``); the text is read in the write's turn, on a worker. The answer's
     /// batch is as `options` ask for it.
-    public func write(
+    package func write(
         _ text: [UInt8], to id: FeedID, idKey requested: String?, uniqueIdentities: Bool? = nil, condition: WriteCondition,
         options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> FeedWrite {

@@ -8,7 +8,7 @@ import BatchDiffJSON
 /// (made on ``Workers``, never on the caller's thread), answers kept for reuse, and long
 /// polls woken with each new version, whichever process made it. It knows nothing of
 /// HTTP: it answers with JSON bytes and throws ``FeedError``.
-public final class Feeds: Sendable {
+package final class Feeds: Sendable {
     let store: any FeedStore
     let answers: AnswerCache
     let longPolls: LongPolls
@@ -22,7 +22,7 @@ public final class Feeds: Sendable {
     /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
     /// versions starts at `clock()` or above (``VersionSeries``; microseconds since 1970 by
     /// default).
-    public init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
+    package init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
         self.store = store
         maxBytes = maxFeedMemory
         // Row orders take at most a quarter of the room (a list's order about as much as its text).
@@ -73,7 +73,7 @@ public final class Feeds: Sendable {
     }
 
     /// Removes feed `id`; its parked long polls learn it (``FeedError/notFound(_:)``).
-    public func delete(_ id: FeedID) async throws(FeedError) {
+    package func delete(_ id: FeedID) async throws(FeedError) {
         rowOrders.drop(id)
         guard try await store.delete(id) else { throw .notFound(id) }
         answers.drop(id, olderThan: nil)
@@ -81,13 +81,13 @@ public final class Feeds: Sendable {
     }
 
     /// Every feed with its latest version, in id order: `{"feeds":[{"feed","version"}]}`.
-    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> [UInt8] {
+    package func list(after: FeedID?, limit: Int) async throws(FeedError) -> [UInt8] {
         FeedAnswers.list(try await store.list(after: after, limit: limit))
     }
 
     /// The feeds whose ids `patterns` name (each an exact id, or a prefix), as ``list(after:limit:)``
     /// answers: each pattern's range of ids read from the store's index, merged.
-    public func list(after: FeedID?, limit: Int, matching patterns: [(text: String, isPrefix: Bool)]) async throws(FeedError) -> [UInt8] {
+    package func list(after: FeedID?, limit: Int, matching patterns: [(text: String, isPrefix: Bool)]) async throws(FeedError) -> [UInt8] {
         var found: [FeedID: FeedSummary] = [:]
         var more = false
         for pattern in patterns {
@@ -107,15 +107,15 @@ public final class Feeds: Sendable {
     }
 
     /// Whether the store answers now (readiness).
-    public var isStoreAvailable: Bool { store.isAvailable }
+    package var isStoreAvailable: Bool { store.isAvailable }
 
     /// Answers every parked long poll now, and later ones at once (at shutdown).
-    public func close() {
+    package func close() {
         longPolls.close()
     }
 
     /// What the feeds hold now.
-    public var statistics: FeedStatistics {
+    package var statistics: FeedStatistics {
         let stored = store.statistics
         return FeedStatistics(
             feeds: stored.feeds, versions: stored.versions, bytes: stored.bytesInMemory + answers.bytes + rowOrders.bytes,
@@ -125,7 +125,7 @@ public final class Feeds: Sendable {
 
     /// Records the gauges of what the feeds hold (``statistics``) through swift-metrics; a
     /// metrics page calls it before it is read. Counters are recorded as things happen.
-    public func recordGauges() {
+    package func recordGauges() {
         metrics.record(statistics)
     }
 }

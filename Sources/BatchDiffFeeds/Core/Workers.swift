@@ -7,13 +7,13 @@ import Synchronization
 /// pool, whose few threads must stay free for quick work. Dispatch runs as many at once as
 /// there are cores, at utility priority; the rest wait in the queue, whose depth is the
 /// gauge `batchdiff_work_queue_depth` (work waiting or running).
-public enum Workers {
+package enum Workers {
     private static let queue = DispatchQueue(label: "batchdiff.workers", qos: .utility, attributes: .concurrent)
     private static let depth = Atomic<Int>(0)
     private static let depthGauge = Gauge(label: "batchdiff_work_queue_depth")
 
     /// The result of `work`, run on a worker thread.
-    public static func run<Value: Sendable, Failure: Error>(
+    package static func run<Value: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         depthGauge.record(depth.add(1, ordering: .relaxed).newValue)

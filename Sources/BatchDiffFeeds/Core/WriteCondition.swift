@@ -2,7 +2,7 @@
 /// the feed's latest version when the write is stored: in a store shared by servers, the
 /// check and the write are one step (a write whose store moved on meanwhile is checked
 /// again against the new latest).
-public enum WriteCondition: Sendable, Equatable {
+package enum WriteCondition: Sendable, Equatable {
     /// Always stored.
     case none
     /// Stored when the feed exists (`If-Match: *`).

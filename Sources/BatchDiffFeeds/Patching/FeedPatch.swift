@@ -4,7 +4,7 @@ import Gzip
 /// A `PATCH` of a feed: ops that change its collection by identity, applied in order, all
 /// or nothing (docs/feeds.md §3), read from `{"ops": [Op, ...]}`. Identities are read with
 /// the feed's identity member when the ops are applied (``PatchedCollection``).
-public struct FeedPatch: Sendable {
+package struct FeedPatch: Sendable {
     /// Where an op puts a row (among its section's rows) or a section (among the sections).
     enum Position: Sendable {
         case start
@@ -36,7 +36,7 @@ public struct FeedPatch: Sendable {
     /// (or an object names a member twice), ``FeedError/invalidSnapshot(_:)`` when it is not
     /// `{"ops": [...]}`, ``FeedError/patchRefused(_:)`` (`invalidShape`, with its index) for
     /// an op of unknown form.
-    public init(body: [UInt8]) throws(FeedError) {
+    package init(body: [UInt8]) throws(FeedError) {
         var document: JSONDocument
         do {
             document = try JSONDocument(bytes: body, refusingRepeatedMembers: true)
@@ -154,9 +154,9 @@ public struct FeedPatch: Sendable {
 }
 
 /// Why a patch was refused: which op, and what is wrong with it (docs/feeds.md §3).
-public struct PatchRefusal: Sendable, Equatable {
+package struct PatchRefusal: Sendable, Equatable {
     /// What is wrong (each a problem code of the contract, docs/errors.md §3).
-    public enum Reason: Sendable {
+    package enum Reason: Sendable {
         /// An op names an identity the feed lacks (a row, or a section).
         case identityNotFound
         /// A `before` or `after` names a row (or section) that is not there.
@@ -169,14 +169,14 @@ public struct PatchRefusal: Sendable, Equatable {
     }
 
     /// What is wrong.
-    public var reason: Reason
+    package var reason: Reason
     /// The 0-based index of the op.
-    public var op: Int
+    package var op: Int
     /// What is wrong with the op, for a person.
-    public var detail: String
+    package var detail: String
 
     /// The refusal of op `op` for `reason`, described by `detail`.
-    public init(_ reason: Reason, op: Int, _ detail: String) {
+    package init(_ reason: Reason, op: Int, _ detail: String) {
         self.reason = reason
         self.op = op
         self.detail = detail

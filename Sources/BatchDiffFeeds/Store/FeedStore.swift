@@ -10,7 +10,7 @@ import BatchDiffJSON
 /// can appear that this process did not write. Writes are conditional for that reason:
 /// ``append(_:to:settings:after:)`` stores a version only on top of the one it was made from.
 /// A store keeps its own retention limits (versions per feed, bytes).
-public protocol FeedStore: Sendable {
+package protocol FeedStore: Sendable {
     /// The latest version of feed `id`, whole, or `nil` when there is no such feed.
     func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot?
 
@@ -77,37 +77,37 @@ public protocol FeedStore: Sendable {
 extension FeedStore {
     /// A store that keeps no batches with its versions: windows are seen through the whole
     /// diff.
-    public func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? { nil }
+    package func batches(of id: FeedID, after since: Int, through latest: Int) async throws(FeedError) -> [[UInt8]]? { nil }
 
     /// Up to `limit` feeds with ids above `after`, whatever their prefix.
-    public func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
+    package func list(after: FeedID?, limit: Int) async throws(FeedError) -> FeedPage {
         try await list(after: after, prefix: "", limit: limit)
     }
 
     /// A store that keeps every retained version's text reads it again.
-    public func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
+    package func collection(at version: Int, of id: FeedID) async throws(FeedError) -> JSONCollection? {
         try await snapshot(at: version, of: id)?.collection
     }
 
     /// ``append(_:to:settings:after:)`` of a snapshot alone: nothing known of the version before.
-    public func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    package func append(_ snapshot: Snapshot, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         try await append(NewVersion(snapshot), to: id, settings: settings, after: previous)
     }
 
     /// A store inside this process (memory, a file of its own) is there while it runs.
-    public var isAvailable: Bool { true }
+    package var isAvailable: Bool { true }
 }
 
 /// What a feed keeps from its first write, in every store: how its items are read, and
 /// what its writes are held to.
-public struct FeedSettings: Sendable, Equatable {
+package struct FeedSettings: Sendable, Equatable {
     /// The member that holds an item's (and a section's) identity in this feed.
-    public var idKey: String
+    package var idKey: String
     /// Whether every version must keep its identities unique (``JSONCollection/firstRepeatedIdentity(path:)``).
-    public var uniqueIdentities: Bool
+    package var uniqueIdentities: Bool
 
     /// Settings with the identity member `idKey` and, when `uniqueIdentities`, unique identities.
-    public init(idKey: String = "id", uniqueIdentities: Bool = false) {
+    package init(idKey: String = "id", uniqueIdentities: Bool = false) {
         self.idKey = idKey
         self.uniqueIdentities = uniqueIdentities
     }
@@ -115,26 +115,26 @@ public struct FeedSettings: Sendable, Equatable {
 
 /// A write's answer kept under its `Idempotency-Key` with the version the write made (or
 /// found, when it changed nothing), so that a repeat is answered the same, in every server.
-public struct KeptAnswer: Sendable, Equatable {
+package struct KeptAnswer: Sendable, Equatable {
     /// The key, up to 128 visible ASCII characters.
-    public var key: String
+    package var key: String
     /// A checksum of the request (its body's text without whitespace), the same in every
     /// server: a repeat with another body is refused.
-    public var request: UInt64
+    package var request: UInt64
     /// The version the answer names.
-    public var version: Int
+    package var version: Int
     /// Whether the write made that version.
-    public var changed: Bool
+    package var changed: Bool
     /// The answer's JSON.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// The most answers of writes that changed nothing a version keeps: a client sending
     /// the same write under ever new keys must not grow the store without bound.
-    public static let unchangedPerVersion = 64
+    package static let unchangedPerVersion = 64
 
     /// The answer `body` to a write under `key`, whose request's checksum is `request`,
     /// naming `version`, which it made when `changed`.
-    public init(key: String, request: UInt64, version: Int, changed: Bool, body: [UInt8]) {
+    package init(key: String, request: UInt64, version: Int, changed: Bool, body: [UInt8]) {
         self.key = key
         self.request = request
         self.version = version
@@ -144,47 +144,47 @@ public struct KeptAnswer: Sendable, Equatable {
 }
 
 /// The latest version of a feed as a store keeps it.
-public struct StoredSnapshot: Sendable {
+package struct StoredSnapshot: Sendable {
     /// The feed's settings.
-    public var settings: FeedSettings
+    package var settings: FeedSettings
     /// The version, whole; its `version` is the feed's latest.
-    public var snapshot: Snapshot
+    package var snapshot: Snapshot
 
     /// The latest version `snapshot` of a feed with `settings`.
-    public init(settings: FeedSettings, snapshot: Snapshot) {
+    package init(settings: FeedSettings, snapshot: Snapshot) {
         self.settings = settings
         self.snapshot = snapshot
     }
 
     /// The member that holds an item's identity in this feed.
-    public var idKey: String { settings.idKey }
+    package var idKey: String { settings.idKey }
 }
 
 /// A feed and its latest version, as listed.
-public struct FeedSummary: Sendable, Equatable {
-    public var id: FeedID
-    public var version: Int
+package struct FeedSummary: Sendable, Equatable {
+    package var id: FeedID
+    package var version: Int
 
-    public init(id: FeedID, version: Int) {
+    package init(id: FeedID, version: Int) {
         self.id = id
         self.version = version
     }
 }
 
 /// A page of the listing of feeds.
-public struct FeedPage: Sendable, Equatable {
-    public var feeds: [FeedSummary]
+package struct FeedPage: Sendable, Equatable {
+    package var feeds: [FeedSummary]
     /// Whether feeds follow the last of `feeds`.
-    public var more: Bool
+    package var more: Bool
 
-    public init(feeds: [FeedSummary], more: Bool) {
+    package init(feeds: [FeedSummary], more: Bool) {
         self.feeds = feeds
         self.more = more
     }
 }
 
 /// A change of one feed, as a store reports it to its observers.
-public enum FeedChange: Sendable, Equatable {
+package enum FeedChange: Sendable, Equatable {
     /// A new latest version.
     case appended(FeedID, version: Int)
     /// The feed was deleted.
@@ -195,15 +195,15 @@ public enum FeedChange: Sendable, Equatable {
 }
 
 /// What a store holds.
-public struct FeedStoreStatistics: Sendable, Equatable {
+package struct FeedStoreStatistics: Sendable, Equatable {
     /// Feeds held.
-    public var feeds: Int
+    package var feeds: Int
     /// Versions retained across feeds, latest ones included.
-    public var versions: Int
+    package var versions: Int
     /// Bytes the store holds in this process's memory, estimated.
-    public var bytesInMemory: Int
+    package var bytesInMemory: Int
 
-    public init(feeds: Int, versions: Int, bytesInMemory: Int) {
+    package init(feeds: Int, versions: Int, bytesInMemory: Int) {
         self.feeds = feeds
         self.versions = versions
         self.bytesInMemory = bytesInMemory

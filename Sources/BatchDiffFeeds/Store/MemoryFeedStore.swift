@@ -7,7 +7,7 @@ import Synchronization
 /// Retention is bounded by versions per feed and by the bytes all feeds hold; past the
 /// byte limit the oldest versions across feeds go first, never a feed's latest
 /// (docs/feeds.md §7).
-public final class MemoryFeedStore: FeedStore {
+package final class MemoryFeedStore: FeedStore {
     private let feeds = Mutex(FeedIndex<MemoryFeed>())
     private let sequence = Atomic<Int>(0)
     private let total = RunningTotal()
@@ -19,7 +19,7 @@ public final class MemoryFeedStore: FeedStore {
     private let maxBytes: Int
 
     /// A store that keeps up to `maxVersions` versions per feed and `maxBytes` bytes in all.
-    public init(maxVersions: Int, maxBytes: Int) {
+    package init(maxVersions: Int, maxBytes: Int) {
         self.maxVersions = maxVersions
         self.maxBytes = maxBytes
     }
@@ -30,32 +30,32 @@ public final class MemoryFeedStore: FeedStore {
 
     private func nextSequence() -> Int { sequence.add(1, ordering: .relaxed).newValue }
 
-    public func latest(of id: FeedID) throws(FeedError) -> StoredSnapshot? {
+    package func latest(of id: FeedID) throws(FeedError) -> StoredSnapshot? {
         guard let feed = feed(id), let latest = feed.latest else { return nil }
         return StoredSnapshot(settings: feed.settings, snapshot: latest)
     }
 
     /// An older version is read again from its text on a worker.
-    public func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
+    package func snapshot(at version: Int, of id: FeedID) async throws(FeedError) -> Snapshot? {
         guard let feed = feed(id) else { return nil }
         return try await Workers.run { () throws(FeedError) in try feed.snapshot(at: version) }
     }
 
-    public func batches(of id: FeedID, after since: Int, through latest: Int) throws(FeedError) -> [[UInt8]]? {
+    package func batches(of id: FeedID, after since: Int, through latest: Int) throws(FeedError) -> [[UInt8]]? {
         feed(id)?.batches(after: since, through: latest)
     }
 
     /// Making the version before into a change and evicting are CPU work: done on a worker,
     /// off the caller's (cooperative) thread.
-    public func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
+    package func append(_ version: NewVersion, to id: FeedID, settings: FeedSettings, after previous: Int?) async throws(FeedError) -> Bool {
         try await Workers.run { () throws(FeedError) in try self.appendNow(version, to: id, settings: settings, after: previous) }
     }
 
-    public func keptAnswer(for key: String, of id: FeedID) throws(FeedError) -> KeptAnswer? {
+    package func keptAnswer(for key: String, of id: FeedID) throws(FeedError) -> KeptAnswer? {
         feed(id)?.keptAnswer(for: key)
     }
 
-    public func keep(_ answer: KeptAnswer, for id: FeedID) throws(FeedError) {
+    package func keep(_ answer: KeptAnswer, for id: FeedID) throws(FeedError) {
         feed(id)?.keep(answer)
     }
 
@@ -82,13 +82,13 @@ public final class MemoryFeedStore: FeedStore {
         return true
     }
 
-    public func delete(_ id: FeedID) throws(FeedError) -> Bool {
+    package func delete(_ id: FeedID) throws(FeedError) -> Bool {
         guard let feed = feeds.withLock({ $0.remove(id) }) else { return false }
         feed.delete()
         return true
     }
 
-    public func list(after: FeedID?, prefix: String, limit: Int) throws(FeedError) -> FeedPage {
+    package func list(after: FeedID?, prefix: String, limit: Int) throws(FeedError) -> FeedPage {
         let (page, more) = feeds.withLock { index in
             let (ids, more) = index.page(after: after, prefix: prefix, limit: limit)
             return (ids.compactMap { id in index[id].map { (id, $0) } }, more)
@@ -98,12 +98,12 @@ public final class MemoryFeedStore: FeedStore {
 
     /// Nothing: no other process writes this store (this process's writes wake their own
     /// long polls).
-    public func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
+    package func observe(_ observer: @escaping @Sendable (FeedChange) -> Void) {}
 
-    public var bytesInMemory: Int { total.value }
+    package var bytesInMemory: Int { total.value }
 
     /// From running totals: no walk over every feed (a metrics page reads them).
-    public var statistics: FeedStoreStatistics {
+    package var statistics: FeedStoreStatistics {
         FeedStoreStatistics(feeds: feeds.withLock { $0.count }, versions: versions.value, bytesInMemory: total.value)
     }
 

@@ -1,27 +1,27 @@
 /// The latest snapshots a durable store keeps in memory, within a bound of bytes: the
 /// store reads a feed's latest version from its file or database only when it is not here.
-public struct LatestSnapshotCache: Sendable {
+package struct LatestSnapshotCache: Sendable {
     private var snapshots: [FeedID: StoredSnapshot] = [:]
     /// Bytes of the snapshots kept, estimated.
-    public private(set) var bytes = 0
+    package private(set) var bytes = 0
     private let bound: Int
 
     /// A cache that keeps up to `bound` bytes of snapshots.
-    public init(bound: Int) {
+    package init(bound: Int) {
         self.bound = bound
     }
 
     /// The latest snapshot kept of feed `id`.
-    public subscript(id: FeedID) -> StoredSnapshot? { snapshots[id] }
+    package subscript(id: FeedID) -> StoredSnapshot? { snapshots[id] }
 
     /// Forgets feed `id`.
-    public mutating func remove(_ id: FeedID) {
+    package mutating func remove(_ id: FeedID) {
         if let removed = snapshots.removeValue(forKey: id) { bytes -= removed.snapshot.byteEstimate }
     }
 
     /// Keeps `stored` as the latest snapshot of feed `id`, dropping other feeds' while over
     /// the bound; a snapshot larger than the bound is not kept.
-    public mutating func keep(_ stored: StoredSnapshot, for id: FeedID) {
+    package mutating func keep(_ stored: StoredSnapshot, for id: FeedID) {
         remove(id)
         guard stored.snapshot.byteEstimate <= bound else { return }
         while bytes + stored.snapshot.byteEstimate > bound, let victim = snapshots.keys.first { remove(victim) }

@@ -3,9 +3,9 @@ import BatchDiffJSON
 /// A version a write stores: the snapshot, what its answer under an `Idempotency-Key` was,
 /// and, when the write knows it, how it differs from the version before, so that a store
 /// can keep either as its change from the other (``TextDelta``) instead of whole.
-public struct NewVersion: Sendable {
+package struct NewVersion: Sendable {
     /// The new version, numbered.
-    public let snapshot: Snapshot
+    package let snapshot: Snapshot
     /// The version it follows, as the write read it (`nil` for a feed's first version, or
     /// when the write does not know it).
     let base: Snapshot?
@@ -16,13 +16,13 @@ public struct NewVersion: Sendable {
     /// itself (a patch): then neither text is read.
     let changes: (forward: TextDelta, backward: TextDelta)?
     /// The write's answer, kept under its `Idempotency-Key` with the version.
-    public let keptAnswer: KeptAnswer?
+    package let keptAnswer: KeptAnswer?
     /// The batch from the version before, when the write made it, as a store keeps it
     /// (``JSONBatch/stored``); empty when it did not.
-    public let storedBatch: [UInt8]
+    package let storedBatch: [UInt8]
 
     /// `snapshot`, with nothing known of the version before it.
-    public init(_ snapshot: Snapshot, keeping answer: KeptAnswer? = nil) {
+    package init(_ snapshot: Snapshot, keeping answer: KeptAnswer? = nil) {
         self.init(snapshot, base: nil, origins: [], batch: [], keeping: answer)
     }
 
@@ -50,7 +50,7 @@ public struct NewVersion: Sendable {
 
     /// The new version's text as a change from the text of the version before, when the
     /// write knows that version.
-    public func forwardDelta() -> TextDelta? {
+    package func forwardDelta() -> TextDelta? {
         if let changes { return changes.forward }
         guard let base, origins.count == snapshot.collection.rowCount else { return nil }
         return TextDelta(target: (snapshot.bytes, snapshot.collection.rowSpans), base: (base.bytes, base.collection.rowSpans), sources: origins)
@@ -58,7 +58,7 @@ public struct NewVersion: Sendable {
 
     /// The text of the version before (`base`, which must be that version's) as a change
     /// from the new version's text.
-    public func backwardDelta(to base: Snapshot) -> TextDelta {
+    package func backwardDelta(to base: Snapshot) -> TextDelta {
         if let changes, self.base?.version == base.version { return changes.backward }
         guard let known = self.base, known.version == base.version, origins.count == snapshot.collection.rowCount else {
             return TextDelta(target: (base.bytes, []), base: (snapshot.bytes, []), sources: [])

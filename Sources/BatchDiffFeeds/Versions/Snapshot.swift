@@ -8,13 +8,13 @@ import Synchronization
 /// A version a patch made is kept as the version it was made from and the change of text
 /// that makes it (``PatchedText``), and written whole only when something reads it whole
 /// (``bytes``, ``collection``, ``fingerprint``): so a patch costs what it changed.
-public struct Snapshot: Sendable {
+package struct Snapshot: Sendable {
     /// The version number; 0 until the snapshot is stored.
-    public private(set) var version: Int
+    package private(set) var version: Int
     /// The length of the text, known without writing it.
-    public let textCount: Int
+    package let textCount: Int
     /// Whether the collection is a list (not sectioned), known without writing it.
-    public let isList: Bool
+    package let isList: Bool
     /// Whole, or a patch's version not yet read whole (``PatchedText``).
     let storage: Storage
 
@@ -31,11 +31,11 @@ public struct Snapshot: Sendable {
     }
 
     /// The JSON text, as the client sent it but for the whitespace between tokens (compact).
-    public var bytes: [UInt8] { whole.bytes }
+    package var bytes: [UInt8] { whole.bytes }
     /// The collection read from the text.
-    public var collection: JSONCollection { whole.collection }
+    package var collection: JSONCollection { whole.collection }
     /// The fingerprint of the text's canonical form.
-    public var fingerprint: Fingerprint { whole.fingerprint }
+    package var fingerprint: Fingerprint { whole.fingerprint }
 
     var whole: Whole {
         switch storage {
@@ -61,7 +61,7 @@ public struct Snapshot: Sendable {
     }
 
     /// The same content, written whole (once: it is kept for every copy).
-    public var written: Snapshot {
+    package var written: Snapshot {
         guard case .patched = storage else { return self }
         return Snapshot(whole).numbered(version)
     }
@@ -75,7 +75,7 @@ public struct Snapshot: Sendable {
 
     /// A snapshot read from a document; ``FeedError/invalidSnapshot(_:)`` when it is not a
     /// collection (docs/batch-format.md §1.1).
-    public init(document: JSONDocument, idKey: String) throws(FeedError) {
+    package init(document: JSONDocument, idKey: String) throws(FeedError) {
         do {
             let collection = try document.root.collection(idKey: idKey, path: "body")
             // Kept as long as the version: the rows without the room to spare that growing left.
@@ -92,7 +92,7 @@ public struct Snapshot: Sendable {
     /// A snapshot read from JSON `text`, its collection's items read with `idKey` as it is
     /// parsed: ``FeedError/malformedJSON(_:)`` when it is not JSON,
     /// ``FeedError/invalidSnapshot(_:)`` when it is not a collection.
-    public init(text: [UInt8], idKey: String) throws(FeedError) {
+    package init(text: [UInt8], idKey: String) throws(FeedError) {
         try self.init(document: Self.document(text, idKey: idKey), idKey: idKey)
     }
 
@@ -102,7 +102,7 @@ public struct Snapshot: Sendable {
     /// document's text is compact: a text with whitespace between its tokens
     /// (pretty-printed) is read again without it, so that every answer that carries its items
     /// is compact (one line, as an event stream shares it) and no byte is kept for layout.
-    public static func document(_ text: [UInt8], idKey: String, asWritten: Bool = false) throws(FeedError) -> JSONDocument {
+    package static func document(_ text: [UInt8], idKey: String, asWritten: Bool = false) throws(FeedError) -> JSONDocument {
         do throws(JSONSyntaxError) {
             let document = try JSONDocument(bytes: text, collections: .root, idKey: idKey, refusingRepeatedMembers: asWritten)
             guard !document.isCompact else { return document }
@@ -113,7 +113,7 @@ public struct Snapshot: Sendable {
     }
 
     /// Version 0 of a feed of the shape of `collection`: the empty collection.
-    public init(emptyLike collection: JSONCollection) {
+    package init(emptyLike collection: JSONCollection) {
         let empty: JSONCollection = switch collection {
         case .list: .list(JSONItems())
         case .sectioned: .sectioned(JSONSections())
@@ -122,7 +122,7 @@ public struct Snapshot: Sendable {
     }
 
     /// The same content as version `version`.
-    public func numbered(_ version: Int) -> Snapshot {
+    package func numbered(_ version: Int) -> Snapshot {
         var snapshot = self
         snapshot.version = version
         return snapshot
@@ -131,7 +131,7 @@ public struct Snapshot: Sendable {
     /// Bytes held: the text and the collection read from it, as allocated (capacity, not
     /// count: a body read in pieces may have room to spare); for a patched version not yet
     /// written whole, the version it is read from and the changes.
-    public var byteEstimate: Int {
+    package var byteEstimate: Int {
         switch storage {
         case .whole(let whole): whole.byteEstimate
         case .patched(let patched): patched.byteEstimate

@@ -10,7 +10,7 @@ import BatchDiffJSON
 /// sections).
 extension JSONBatch {
     /// The batch as bytes, for a store.
-    public var stored: [UInt8] {
+    package var stored: [UInt8] {
         var writer = StoredBatchWriter()
         switch self {
         case .list(let batch):
@@ -33,7 +33,7 @@ extension JSONBatch {
 
     /// A batch read from its ``stored`` bytes, its indices checked against its counts;
     /// ``FeedError/internalFailure(_:)`` for bytes that are not one.
-    public init(stored bytes: [UInt8]) throws(FeedError) {
+    package init(stored bytes: [UInt8]) throws(FeedError) {
         var reader = StoredBatchReader(bytes: bytes)
         guard try reader.reader.byte() == 1 else { throw .internalFailure("a version's kept batch of an unknown format") }
         switch try reader.reader.byte() {
@@ -65,7 +65,7 @@ extension JSONBatch {
     /// `batches`, those a store found kept with versions `since + 1` through `latest` (an
     /// empty one for a version that keeps none), when there is one for every version: what
     /// ``FeedStore/batches(of:after:through:)`` answers.
-    public static func stored(_ batches: [[UInt8]], after since: Int, through latest: Int) -> [[UInt8]]? {
+    package static func stored(_ batches: [[UInt8]], after since: Int, through latest: Int) -> [[UInt8]]? {
         batches.count == latest - since && !batches.contains(where: \.isEmpty) ? batches : nil
     }
 }

@@ -9,7 +9,7 @@ import Glibc
 /// (docs/feeds.md §11). Rows whose text the base holds are copied from it, runs of them at
 /// once; every other byte (changed rows, and the punctuation and headers between runs) is
 /// kept as is.
-public struct TextDelta: Sendable, Equatable {
+package struct TextDelta: Sendable, Equatable {
     /// One piece of the text: bytes of the base, or bytes of ``literals``.
     enum Piece: Sendable, Equatable {
         case copy(Range<Int>)
@@ -25,16 +25,16 @@ public struct TextDelta: Sendable, Equatable {
     private(set) var pieces: [Piece] = []
     private(set) var literals: [UInt8] = []
     /// The length of the base it applies to.
-    public let baseCount: Int
+    package let baseCount: Int
     /// The length of the text it makes.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     private init(baseCount: Int) { self.baseCount = baseCount }
 
     /// The delta of the text `target` from the text `base`, whose rows stand at `rows`:
     /// row `i` of the target is the base's row `sources[i]` when that is not `nil` and the
     /// two texts are the same bytes.
-    public init(target: (text: [UInt8], rows: [Range<Int>]), base: (text: [UInt8], rows: [Range<Int>]), sources: [Int?]) {
+    package init(target: (text: [UInt8], rows: [Range<Int>]), base: (text: [UInt8], rows: [Range<Int>]), sources: [Int?]) {
         precondition(sources.count == target.rows.count, "one source per row")
         self.init(baseCount: base.text.count)
         var cursor = 0
@@ -107,7 +107,7 @@ public struct TextDelta: Sendable, Equatable {
     }
 
     /// The text this delta makes of `base`.
-    public func applied(to base: [UInt8]) throws(TextDeltaError) -> [UInt8] {
+    package func applied(to base: [UInt8]) throws(TextDeltaError) -> [UInt8] {
         guard base.count == baseCount else { throw TextDeltaError("a delta of a \(baseCount)-byte text applied to \(base.count) bytes") }
         var text: [UInt8] = []
         text.reserveCapacity(count)
@@ -122,7 +122,7 @@ public struct TextDelta: Sendable, Equatable {
 
     /// This delta (from a middle text) after `earlier` (which makes that middle text from
     /// its base): one delta from `earlier`'s base, its pieces no more than both together.
-    public func composed(after earlier: TextDelta) throws(TextDeltaError) -> TextDelta {
+    package func composed(after earlier: TextDelta) throws(TextDeltaError) -> TextDelta {
         guard earlier.count == baseCount else { throw TextDeltaError("deltas that do not follow one another: \(earlier.count) and \(baseCount) bytes") }
         var composed = TextDelta(baseCount: earlier.baseCount)
         // Where each of the earlier pieces starts in the middle text.
@@ -160,7 +160,7 @@ public struct TextDelta: Sendable, Equatable {
     /// one before it made): composed into one first, so that the text is copied once, and
     /// composed pairwise, neighbours with neighbours, so that a chain of k changes costs
     /// its pieces times log k rather than k times its pieces.
-    public static func text(applying changes: some Sequence<TextDelta>, to text: [UInt8]) throws(TextDeltaError) -> [UInt8] {
+    package static func text(applying changes: some Sequence<TextDelta>, to text: [UInt8]) throws(TextDeltaError) -> [UInt8] {
         var level = Array(changes)
         while level.count > 1 {
             var next: [TextDelta] = []
@@ -174,7 +174,7 @@ public struct TextDelta: Sendable, Equatable {
     }
 
     /// The bytes the delta holds.
-    public var byteCount: Int { literals.capacity + pieces.capacity * MemoryLayout<Piece>.stride + 96 }
+    package var byteCount: Int { literals.capacity + pieces.capacity * MemoryLayout<Piece>.stride + 96 }
 
     private static func lastIndex(in starts: [Int], atOrBelow offset: Int) -> Int {
         var (low, high) = (0, starts.count - 1)
@@ -200,7 +200,7 @@ extension TextDelta {
     /// The delta as bytes, for a store: a format byte, the two lengths, each piece (a copy as
     /// its start and length, a literal as its length), then the literal bytes; numbers as
     /// LEB128 varints.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var bytes: [UInt8] = [1]
         bytes.reserveCapacity(literals.count + pieces.count * 6 + 16)
         Varint.append(baseCount, to: &bytes)
@@ -223,7 +223,7 @@ extension TextDelta {
     }
 
     /// A delta read from ``encoded`` bytes; ``TextDeltaError`` for bytes that are not one.
-    public init(encoded bytes: [UInt8]) throws(TextDeltaError) {
+    package init(encoded bytes: [UInt8]) throws(TextDeltaError) {
         var reader = VarintReader(bytes: bytes) { TextDeltaError("a delta \($0)") }
         guard try reader.byte() == 1 else { throw TextDeltaError("not a delta of a known format") }
         self.init(baseCount: try reader.varint())
@@ -258,8 +258,8 @@ extension TextDelta {
 }
 
 /// A delta that does not fit the text it is applied to, or bytes that are not a delta.
-public struct TextDeltaError: Error, CustomStringConvertible {
+package struct TextDeltaError: Error, CustomStringConvertible {
     /// What does not fit.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }
