@@ -29,8 +29,10 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
               benchlib.Cluster): pg_total_relation_size of batchdiff_versions and
               batchdiff_kept_answers, no VACUUM, and the bodies' pg_column_size.
   busy feed   BUSY_PUTS PUTs of BUSY_ROWS objects with uuid4 ids, before each one `v` of
-              BUSY_ROWS/10 random rows raised (default flags): resident memory and
-              batchdiff_feed_bytes at the end.
+              BUSY_ROWS/10 random rows raised (default flags): resident memory as the last
+              PUT is answered, then a second after a GET /metrics, batchdiff_feed_bytes, and
+              the PUTs' median time.
+BENCH_ONLY=busy runs the busy feed alone.
 The PATCH-time and memory servers run with --body-limit 268435456 --max-feed-memory 8589934592
 (the store ones with that body limit). A binary without PATCH (it answers 405) gets
 "n/a (no PATCH)" for those figures; the others are measured all the same.
@@ -266,17 +268,33 @@ def sqlite_size(file):
 
 
 def busy(run):
-    """Resident memory (KB) and batchdiff_feed_bytes (KB) after the busy feed's PUTs."""
+    """Resident memory (KB) as the busy feed's last PUT is answered and a second after a
+    GET /metrics, batchdiff_feed_bytes (KB), and the PUTs' median time (ms)."""
     rng = random.Random(run)
     feed = Feed(['"%s"' % uuid.UUID(int=rng.getrandbits(128), version=4) for _ in range(BUSY_ROWS)])
     with Server() as server:
         conn = server.connect()
+        times = []
         for _ in range(BUSY_PUTS):
             for index in rng.sample(range(BUSY_ROWS), BUSY_ROWS // 10):
                 feed.bump(index)
-            call(conn, "PUT", "/feeds/busy", feed.body())
+            times.append(call(conn, "PUT", "/feeds/busy", feed.body())[1] * 1000)
+        with open(f"/proc/{server.process.pid}/status") as status:
+            at_end = int(re.search(r"^VmRSS:\s+(\d+) kB", status.read(), re.M).group(1))
         rss, feed_bytes = server.reading(conn)
-    return rss, feed_bytes / 1024
+    return at_end, rss, feed_bytes / 1024, statistics.median(times)
+
+
+def busy_rows():
+    """The busy feed's rows of the table (``busy``), RUNS runs."""
+    at_end, rss, feed_bytes, put = repeat("busy feed (KB, ms)", busy, ["resident at the end", "resident settled", "batchdiff_feed_bytes", "PUT"])
+    label = f"busy feed, {BUSY_PUTS} PUTs of {BUSY_ROWS:,} uuid rows ({BUSY_ROWS // 10:,} changed each)"
+    return [
+        (f"{label}: resident memory as the last PUT is answered", spread([kb / 1024 for kb in at_end], "MB", 1)),
+        (f"{label}: resident memory a second later", spread([kb / 1024 for kb in rss], "MB", 1)),
+        (f"{label}: batchdiff_feed_bytes at the end", spread([kb / 1024 for kb in feed_bytes], "MB", 1)),
+        (f"{label}: PUT median", spread(put, "ms", 1)),
+    ]
 
 
 # --- runs and the table -------------------------------------------------------------------------
@@ -311,6 +329,8 @@ def main():
     print(f"runs {RUNS}; ROWS_SMALL {ROWS_SMALL:,}, ROWS_BIG {ROWS_BIG:,}, PATCHES {PATCHES}, VERSIONS_MEM {VERSIONS_MEM}, "
           f"ROWS_STORE {ROWS_STORE:,}, STORE_VERSIONS {STORE_VERSIONS}, BUSY_ROWS {BUSY_ROWS:,}, BUSY_PUTS {BUSY_PUTS}", flush=True)
     table = []
+    if os.environ.get("BENCH_ONLY") == "busy":
+        return print_table(busy_rows())
 
     def latencies(label, small, big):
         table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed{label}, median latency", spread(small, "ms", 3)))
@@ -367,11 +387,12 @@ def main():
             cluster.close()
         shutil.rmtree(work, ignore_errors=True)
 
-    rss, feed_bytes = repeat("busy feed (KB)", busy, ["resident", "batchdiff_feed_bytes"])
-    label = f"busy feed, {BUSY_PUTS} PUTs of {BUSY_ROWS:,} uuid rows ({BUSY_ROWS // 10:,} changed each)"
-    table.append((f"{label}: resident memory at the end", spread([kb / 1024 for kb in rss], "MB", 1)))
-    table.append((f"{label}: batchdiff_feed_bytes at the end", spread([kb / 1024 for kb in feed_bytes], "MB", 1)))
+    table += busy_rows()
 
+    print_table(table)
+
+
+def print_table(table):
     print(f"\n{os.path.basename(BIN)}, median of {RUNS} run{'s' * (RUNS != 1)} (min to max):")
     width = max(len(label) for label, _ in table)
     for label, figure in table:
