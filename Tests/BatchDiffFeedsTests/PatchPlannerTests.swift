@@ -167,7 +167,7 @@ final class PatchPlannerTests: XCTestCase {
             let group = groups.remove(at: random.below(groups.count))
             return #"{"op":"removeSection","id":"\#(group.id)"}"#
         default:
-            guard !groups.isEmpty else { return listOp(&groups, random: &random, step: step, nextID: &nextID) }
+            guard !groups.isEmpty else { return firstSectionOp(&groups, nextID: &nextID) }
             let section = random.below(groups.count)
             let at = random.below(groups[section].rows.count + 1)
             let row = Row(id: nextID, v: step)
@@ -179,7 +179,7 @@ final class PatchPlannerTests: XCTestCase {
     }
 
     /// A first section, for a sectioned op drawn with none.
-    private static func listOp(_ groups: inout [Group], random: inout SplitMix64, step: Int, nextID: inout Int) -> String {
+    private static func firstSectionOp(_ groups: inout [Group], nextID: inout Int) -> String {
         let group = Group(id: "n\(nextID)", rows: [])
         nextID += 1
         groups.append(group)
