@@ -251,9 +251,10 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             await pause(seconds)
         }
 
-        /// Waits `seconds`; a cancelled task stops waiting (and the loop ends).
+        /// Waits `seconds` on the configuration's clock; a cancelled task stops waiting (and
+        /// the loop ends).
         private func pause(_ seconds: TimeInterval) async {
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            try? await configuration.clock.sleep(for: .nanoseconds(Int64(seconds * 1e9)), tolerance: nil)
         }
     }
 }

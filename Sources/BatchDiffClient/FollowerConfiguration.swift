@@ -33,11 +33,15 @@ public struct FollowerConfiguration: Sendable {
     /// Told each time the follower waits before it tries again: why (the server cannot be
     /// reached, the feed does not exist yet, a 503), and for how many seconds.
     public var onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)?
+    /// The clock the follower waits on before it tries again (`ContinuousClock` unless a
+    /// test holds the time).
+    public var clock: any Clock<Duration>
 
     public init(
         serverURL: String, feed: String, token: String? = nil, tokenProvider: (@Sendable (_ refused: Bool) async throws -> String?)? = nil,
         transport: any HTTPTransport, wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, idKey: String = "id",
-        window: FollowedWindow? = nil, onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil
+        window: FollowedWindow? = nil, onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.serverURL = serverURL.hasSuffix("/") ? String(serverURL.dropLast()) : serverURL
         self.feed = feed
@@ -50,6 +54,7 @@ public struct FollowerConfiguration: Sendable {
         self.idKey = idKey
         self.window = window
         self.onRetry = onRetry
+        self.clock = clock
     }
 
     /// `request`, made with the bearer token to send (``tokenProvider``'s, else ``token``),

@@ -40,7 +40,7 @@ extension BatchDiffService {
         guard let keyring, credential.contains(UInt8(ascii: ".")) else { throw Problem.forbidden }
         let grant: TokenGrant
         do {
-            grant = try keyring.current.verify(String(decoding: credential, as: UTF8.self), now: Self.now())
+            grant = try keyring.current.verify(String(decoding: credential, as: UTF8.self), now: feeds.clock.secondsSince1970())
         } catch {
             throw Problem.invalidToken(error.description)
         }
@@ -68,17 +68,10 @@ extension BatchDiffService {
     /// (rounded up to the millisecond: a wait cut short ends once the token has expired).
     /// Computed in seconds as a `Double` and compared before any conversion, so that no
     /// token time (however far off) can trap.
-    static func duration(upTo wait: Duration, before expiresAt: Double) -> Duration {
-        let left = expiresAt - now()
+    func duration(upTo wait: Duration, before expiresAt: Double) -> Duration {
+        let left = expiresAt - feeds.clock.secondsSince1970()
         guard left.isFinite, left < Double(wait.components.seconds) else { return wait }
         return .milliseconds(Int64(max(0, (left * 1000).rounded(.up))))
-    }
-
-    /// Seconds since 1970, as tokens count time.
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
 

@@ -11,10 +11,16 @@ import XCTest
 final class FeedsTests: XCTestCase {
     private func document(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-    /// Feeds on a new memory store; `clock` (when given) starts every new series of versions,
-    /// else the default clock (microseconds since 1970) does.
-    private func feeds(maxVersions: Int = 64, maxBytes: Int = 64 << 20, clock: (@Sendable () -> Int)? = nil) -> (Feeds, MemoryFeedStore) {
+    /// Feeds on a new memory store; every new series of versions starts at `seriesStart`
+    /// (when given) microseconds since 1970, else at the system's; waits end on `waits` (when
+    /// given), else on the system's continuous clock.
+    private func feeds(
+        maxVersions: Int = 64, maxBytes: Int = 64 << 20, seriesStart: Int? = nil, waits: ManualClock? = nil
+    ) -> (Feeds, MemoryFeedStore) {
         let store = MemoryFeedStore(maxVersions: maxVersions, maxBytes: maxBytes)
+        var wall = FeedClock.systemSecondsSince1970
+        if let seriesStart { wall = { Double(seriesStart) / 1e6 } }
+        let clock = waits.map { FeedClock($0, secondsSince1970: wall) } ?? FeedClock(ContinuousClock(), secondsSince1970: wall)
         return (Feeds(store: store, maxFeedMemory: maxBytes, clock: clock), store)
     }
 
@@ -86,7 +92,7 @@ final class FeedsTests: XCTestCase {
     /// retained version read back through the store's changes back from the latest, and
     /// asked for its `changes`: all as the model, and as a twin feed written whole answers.
     func testPatchedVersionsReadBackAfterLongRunsOfPatches() async throws {
-        let (feeds, store) = feeds(maxVersions: 200, clock: { 1000 })
+        let (feeds, store) = feeds(maxVersions: 200, seriesStart: 1000)
         let (id, twin) = (try FeedID("patched"), try FeedID("whole"))
         var rows = (0..<300).map { (id: $0, v: 0) }
         func text(_ rows: [(id: Int, v: Int)]) -> String { "[" + rows.map { #"{"id":\#($0.id),"v":\#($0.v)}"# }.joined(separator: ",") + "]" }
@@ -212,7 +218,7 @@ final class FeedsTests: XCTestCase {
     }
 
     func testErrorsAreTypedAndChangeNothing() async throws {
-        let (feeds, _) = feeds(clock: { 1000 })
+        let (feeds, _) = feeds(seriesStart: 1000)
         let id = try FeedID("f")
         XCTAssertThrowsError(try FeedID("a/b")) { XCTAssertEqual($0 as? FeedError, .invalidFeedID("a/b")) }
         await assertThrows(.notFound(id)) { try await feeds.latest(of: id) }
@@ -243,7 +249,7 @@ final class FeedsTests: XCTestCase {
     }
 
     func testRetentionGivesVersionGoneAndKeepsTheLatest() async throws {
-        let (feeds, store) = feeds(maxVersions: 2, clock: { 1000 })
+        let (feeds, store) = feeds(maxVersions: 2, seriesStart: 1000)
         let id = try FeedID("r")
         for version in 1000...1003 {
             let written = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none)
@@ -259,7 +265,7 @@ final class FeedsTests: XCTestCase {
     /// even when the clock has not moved (or went back): the old versions are gone, never
     /// read as versions of the new series.
     func testANewSeriesStartsAboveEveryVersionGivenOut() async throws {
-        let (feeds, _) = feeds(clock: { 1000 })
+        let (feeds, _) = feeds(seriesStart: 1000)
         let id = try FeedID("again")
         for version in 1000...1002 {
             let written = try await feeds.write(document("[\(version)]"), to: id, idKey: nil, condition: .none)
@@ -282,7 +288,7 @@ final class FeedsTests: XCTestCase {
         let other = try await feeds.write(document("[1]"), to: FeedID("other"), idKey: nil, condition: .none)
         XCTAssertEqual(other.version, 1004)
         // A clock ahead of every version seen wins.
-        let (later, _) = self.feeds(clock: { 5_000 })
+        let (later, _) = self.feeds(seriesStart: 5_000)
         let ahead = try await later.write(document("[1]"), to: id, idKey: nil, condition: .none)
         XCTAssertEqual(ahead.version, 5_000)
     }
@@ -370,7 +376,7 @@ final class FeedsTests: XCTestCase {
         }
         // This core saw the other writer's versions: a series it starts is above them, even
         // with a clock standing behind.
-        let behind = Feeds(store: store, maxFeedMemory: 1 << 20, clock: { 1 })
+        let behind = Feeds(store: store, maxFeedMemory: 1 << 20, clock: FeedClock(ContinuousClock(), secondsSince1970: { 1e-6 }))
         _ = try await other.write(document("[1,2,3]"), to: id, idKey: nil, condition: .none)
         let fresh = try await behind.write(document("[1]"), to: FeedID("fresh"), idKey: nil, condition: .none)
         XCTAssertGreaterThan(fresh.version, first + 2)
@@ -407,7 +413,7 @@ final class FeedsTests: XCTestCase {
     /// A write asked for an answer in JSON Patch, which no write answers in, fails and stores
     /// nothing (it stopped the process on a precondition before).
     func testAWriteAskedForAJSONPatchAnswerFails() async throws {
-        let (feeds, _) = feeds(clock: { 1 })
+        let (feeds, _) = feeds(seriesStart: 1)
         let id = try FeedID("patch")
         do {
             _ = try await feeds.write(document("[1]"), to: id, idKey: nil, condition: .none, options: AnswerOptions(format: .jsonPatch))

@@ -9,7 +9,7 @@ import XCTest
 final class StoredBatchFallbackTests: XCTestCase {
     /// The window answer from the first of four versions, on a store damaged by `damage`.
     private func windowAnswer(_ damage: @escaping @Sendable ([[UInt8]]) -> [[UInt8]]?) async throws -> String {
-        let feeds = Feeds(store: WrappedMemoryStore(MemoryFeedStore(maxVersions: 10, maxBytes: 1 << 24), damage: damage), maxFeedMemory: 1 << 24, clock: { 1_000 })
+        let feeds = Feeds(store: WrappedMemoryStore(MemoryFeedStore(maxVersions: 10, maxBytes: 1 << 24), damage: damage), maxFeedMemory: 1 << 24, clock: FeedClock(ContinuousClock(), secondsSince1970: { 1e-3 }))
         let id = try FeedID("w")
         let first = try await feeds.write(Array(#"[{"id":1},{"id":2},{"id":3},{"id":4}]"#.utf8), to: id, idKey: nil, condition: .none)
         for text in [#"[{"id":0},{"id":1},{"id":2},{"id":3},{"id":4}]"#, #"[{"id":0},{"id":2},{"id":3,"v":1},{"id":4}]"#, #"[{"id":4},{"id":0},{"id":2},{"id":3,"v":1}]"#] {

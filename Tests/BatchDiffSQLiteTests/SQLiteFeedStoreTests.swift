@@ -63,7 +63,7 @@ final class SQLiteFeedStoreTests: XCTestCase {
         var versions: [Int] = []
         do {
             let store = try SQLiteFeedStore(path: path, maxVersions: 3, maxBytes: 1 << 20)
-            let feeds = Feeds(store: store, maxFeedMemory: 1 << 20, clock: { 500 })
+            let feeds = Feeds(store: store, maxFeedMemory: 1 << 20, clock: FeedClock(ContinuousClock(), secondsSince1970: { 5e-4 }))
             for content in ["[1]", "[1,2]", "[2,1,3]", "[3]"] {
                 versions.append(try await feeds.write(text(content), to: FeedID("a"), idKey: nil, condition: .none).version)
             }

@@ -28,14 +28,20 @@ final class BusyFeedTests: ServerTestCase {
         }
         prober.start()
 
+        // Each write is sent once the one before has asked for its turn, so their order is known.
+        let asked = try XCTUnwrap(try client.metric("batchdiff_feed_writes_total"))
+        func waitForTurn(_ writes: Int) {
+            let turns = { ((try? client.metric("batchdiff_feed_writes_total")) ?? nil) ?? 0 }
+            XCTAssertTrue(eventually(timeout: 60) { turns() >= asked + writes }, "write \(writes) did not arrive: \(turns() - asked)")
+        }
         let big = try client.connect(timeout: 120)
         try big.send(HTTPClient.requestBytes("PUT", "/feeds/busy", body: Array(shuffled.utf8), headers: ["Content-Type": "application/json"]))
-        Thread.sleep(forTimeInterval: 0.05)
-        // Small writes, each on its own connection, a moment apart so their order is known.
+        waitForTurn(1)
+        // Small writes, each on its own connection.
         let small = try (0..<4).map { index in
             let connection = try client.connect(timeout: 120)
             try connection.send(HTTPClient.requestBytes("PUT", "/feeds/busy", body: Array("[\(index), \"small\"]".utf8), headers: [:]))
-            Thread.sleep(forTimeInterval: 0.02)
+            waitForTurn(index + 2)
             return connection
         }
         let bigVersion = assertVersion(try big.readResponse(timeout: 120))

@@ -3,6 +3,7 @@ import BatchDiffClient
 import BatchDiffURLSession
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A feed's collection as the client library reads it from JSON text.
@@ -81,6 +82,34 @@ final class ClientLibraryTests: ServerTestCase {
         let second = try await updates.next()
         XCTAssertEqual(second?.collection, .list([2, 3]))
         XCTAssertEqual(second?.update.oldCounts, [2])
+    }
+
+    /// A follower waits before it tries again on the clock its configuration names: held by
+    /// the test here, it asks again only when the test moves the clock on.
+    func testTheFollowerWaitsOnItsClockBeforeItTriesAgain() async throws {
+        let server = try startServer()
+        let clock = ManualClock()
+        let retries = Collector<String>()
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(
+                serverURL: "http://127.0.0.1:\(server.port)", feed: "later", transport: SocketTransport(), wait: 1,
+                onRetry: { reason, _ in retries.append(reason) }, clock: clock
+            )
+        ) { $0.identity() }
+        let first = Task {
+            var updates = follower.makeAsyncIterator()
+            return try await updates.next()
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while clock.sleeping == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(clock.sleeping, 1, "the follower waits on the test's clock")
+        XCTAssertEqual(retries.all.count, 1, "\(retries.all)")
+        _ = assertVersion(try server.client.put("/feeds/later", "[1]"))
+        clock.advance(by: .seconds(3600))
+        let answered = try await first.value
+        XCTAssertEqual(answered?.collection, .list([1]))
+        XCTAssertEqual(retries.all.count, 1, "asked again once the clock moved, and found the feed")
+        first.cancel()
     }
 
     /// A follower's long polls ask with a cursor: 0 first, then the one the last answer named

@@ -9,6 +9,24 @@ final class ShutdownTests: ServerTestCase {
         (try? client.metric("batchdiff_long_polls_parked", timeout: 2)) ?? nil
     }
 
+    /// Body bytes reserved for requests in flight, from the metrics: a request's announced
+    /// body is reserved once the server has read its headers.
+    private func reservedBodyBytes(_ client: HTTPClient) -> Int {
+        ((try? client.metric("batchdiff_request_bytes_in_flight", timeout: 2)) ?? nil) ?? 0
+    }
+
+    /// Waits until the server has read the headers of a request announcing `bodyBytes`
+    /// beyond the `before` reserved, and returns what is reserved now.
+    private func waitForHeaders(_ client: HTTPClient, bodyBytes: Int, before: Int, file: StaticString = #filePath, line: UInt = #line) -> Int {
+        XCTAssertTrue(eventually(timeout: 5) { reservedBodyBytes(client) >= before + bodyBytes }, "the request is not in flight", file: file, line: line)
+        return reservedBodyBytes(client)
+    }
+
+    /// Waits until the server refuses new connections: it is draining.
+    private func waitForDraining(_ client: HTTPClient, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(eventually(timeout: 5) { (try? client.get("/healthz", timeout: 1)) == nil }, "new connections were still served", file: file, line: line)
+    }
+
     /// A long poll parked when SIGTERM arrives is answered (with an empty batch), and the
     /// process exits 0; afterwards connections are refused.
     func testParkedLongPollIsAnsweredAtShutdown() throws {
@@ -50,6 +68,7 @@ final class ShutdownTests: ServerTestCase {
         let half = body.utf8.count / 2
         try slow.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
             + body.prefix(half))
+        let slowReserved = waitForHeaders(client, bodyBytes: body.utf8.count, before: 0)
         let large = try client.connect()
         let items = (0..<25_000).map { "\"item-\($0)\"" }
         let largeBody = #"{"old": [], "new": ["# + items.joined(separator: ",") + "]}"
@@ -57,12 +76,11 @@ final class ShutdownTests: ServerTestCase {
         let largeHalf = largeBody.utf8.count / 2
         try large.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(largeBody.utf8.count)\r\n\r\n"
             + largeBody.prefix(largeHalf))
-        usleep(100_000)  // the server has the headers: the requests are in flight
+        _ = waitForHeaders(client, bodyBytes: largeBody.utf8.count, before: slowReserved)
         server.sendTerm()
-        usleep(300_000)
-        XCTAssertTrue(server.process.isRunning, "the server exited with a request in flight")
         // New connections are refused while draining.
-        XCTAssertThrowsError(try client.get("/healthz", timeout: 2), "a new connection was served while shutting down")
+        waitForDraining(client)
+        XCTAssertTrue(server.process.isRunning, "the server exited with a request in flight")
         // A new request on a connection opened before gets 503 (and the connection closes).
         if let refused = try? keepAlive.request("GET", "/readyz", timeout: 3) {
             assertProblem(refused, 503, "shutting_down")
@@ -95,9 +113,9 @@ final class ShutdownTests: ServerTestCase {
         let slow = try client.connect()
         let body = #"{"old": ["a"], "new": ["b"]}"#
         try slow.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{")
-        usleep(100_000)
+        _ = waitForHeaders(client, bodyBytes: body.utf8.count, before: 0)
         server.sendTerm()
-        usleep(300_000)
+        waitForDraining(client)
         let refused = try keepAlive.request("GET", "/healthz", headers: ["Origin": "http://app.test"], timeout: 3)
         assertProblem(refused, 503, "shutting_down")
         XCTAssertEqual(refused.header("access-control-allow-origin"), "http://app.test")
@@ -123,7 +141,7 @@ final class ShutdownTests: ServerTestCase {
         let server = try startServer(["--shutdown-grace", "1", "--connection-timeout", "30"])
         let stuck = try server.client.connect()
         try stuck.send("POST /diff HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
-        usleep(100_000)
+        _ = waitForHeaders(server.client, bodyBytes: 1000, before: 0)
         let started = Date()
         XCTAssertEqual(server.terminate(timeout: 6), 0, "exit status; log:\n\(server.log)")
         let elapsed = Date().timeIntervalSince(started)

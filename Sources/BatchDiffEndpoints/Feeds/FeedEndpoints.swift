@@ -171,7 +171,7 @@ extension BatchDiffService {
             let answer = try await feedCall { () async throws(FeedError) in try await self.feeds.changes(of: id, since: since, to: to, options: options) }
             return changesResponse(answer, caching: cacheControl(request, credentials, maxAge: 31_536_000) + ", immutable", tagged: true)
         }
-        let waiting = grant.map { Self.duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
+        let waiting = grant.map { duration(upTo: .seconds(wait), before: $0.expiresAt) } ?? .seconds(wait)
         let client = credentials.client(of: request)
         if wait > 0 {
             guard clientStreams.enter(client) else { throw Problem.tooManyStreams(limit: configuration.maxStreamsPerClient ?? 0) }
@@ -195,7 +195,7 @@ extension BatchDiffService {
         // under a new URL after each wait, so nginx may keep its empty answer a second
         // (`X-Accel-Expires`, read before `Cache-Control`): the followers its cache lock
         // holds get it at once, instead of going upstream one after another.
-        var headers = [(name: "BatchDiff-Cursor", value: String(Self.cursor(after: question.cursor, empty: empty)))]
+        var headers = [(name: "BatchDiff-Cursor", value: String(cursor(after: question.cursor, empty: empty)))]
         if empty, question.cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
         return changesResponse(answer, caching: caching, tagged: answer.isPatch, headers: headers)
     }
@@ -204,11 +204,9 @@ extension BatchDiffService {
     /// in, so that followers that start apart come to ask under one URL; for an empty answer
     /// asked with that period's cursor or a later one, the one after it, so that the next
     /// question is never the one just answered (an answer with a batch moves `since`).
-    private static func cursor(after asked: Int?, empty: Bool) -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let period = now.tv_sec / 20
-        guard empty, let asked, asked >= period, asked < maxCursor else { return period }
+    private func cursor(after asked: Int?, empty: Bool) -> Int {
+        let period = Int(feeds.clock.secondsSince1970()) / 20
+        guard empty, let asked, asked >= period, asked < Self.maxCursor else { return period }
         return asked + 1
     }
 

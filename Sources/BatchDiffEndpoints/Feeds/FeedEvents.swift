@@ -75,12 +75,11 @@ extension BatchDiffService {
     ) async {
         var since = first
         var open = await stream.write(ServerSentEvent.retry(milliseconds: Self.reconnectDelay))
-        let clock = ContinuousClock()
-        var written = clock.now
+        var written = feeds.clock.elapsed()
         while open && !Task.isCancelled {
             let heartbeat = Duration.seconds(max(1, configuration.eventHeartbeat))
             do throws(FeedError) {
-                let wait = expiresAt.map { Self.duration(upTo: heartbeat, before: $0) } ?? heartbeat
+                let wait = expiresAt.map { duration(upTo: heartbeat, before: $0) } ?? heartbeat
                 // One call: it waits for the next version, then answers from what the wake
                 // brought (nothing is read from the store for a stream at the latest).
                 let answer = if let window {
@@ -95,12 +94,12 @@ extension BatchDiffService {
                 }
                 guard answer.latest != since else {
                     open = await stream.write(ServerSentEvent.comment("heartbeat"))
-                    written = clock.now
+                    written = feeds.clock.elapsed()
                     continue
                 }
-                if window == nil || answer.operationCount > 0 || clock.now - written >= heartbeat {
+                if window == nil || answer.operationCount > 0 || feeds.clock.elapsed() - written >= heartbeat {
                     open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
-                    written = clock.now
+                    written = feeds.clock.elapsed()
                 }
                 since = answer.latest
             } catch {

@@ -31,17 +31,16 @@ extension Feeds {
     package func changes(
         of id: FeedID, since: Int, wait: Duration, window: FeedWindow, options: AnswerOptions = AnswerOptions(), untilItChanges: Bool = true
     ) async throws(FeedError) -> ChangesAnswer {
-        let clock = ContinuousClock()
-        let deadline = clock.now + wait
+        let deadline = clock.elapsed() + wait
         // A version that leaves the window as it was becomes the one the next batch is seen
         // from (so it stays one version behind, and retained), answered as from `since`.
         var seen = since
         var answering: (from: Int, oldTotal: Int)?
         while true {
-            let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.now))
+            let found = try await latest(of: id, after: seen, wait: max(.zero, deadline - clock.elapsed()))
             let answer = try await windowChanges(of: id, since: seen, answering: answering, latest: found, window: window, options: options)
             let latest = found.snapshot.version
-            guard untilItChanges, answer.operationCount == 0, latest != seen, clock.now < deadline else {
+            guard untilItChanges, answer.operationCount == 0, latest != seen, clock.elapsed() < deadline else {
                 return ChangesAnswer(answer: answer.answer(maxChanges: options.maxChanges), latest: latest, operationCount: answer.operationCount)
             }
             if answering == nil { answering = (since, answer.total?.old ?? 0) }

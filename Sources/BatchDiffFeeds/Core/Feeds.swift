@@ -17,22 +17,25 @@ package final class Feeds: Sendable {
     let series: VersionSeries
     let turns = WriteTurns()
     let rowOrders: RowOrderCache
+    /// The clock waits are measured on, and the wall clock.
+    package let clock: FeedClock
 
     /// Feeds kept in `store`; the answers kept for reuse and what the store holds in memory
-    /// stay within `maxFeedMemory` bytes, answers being dropped first. A new series of
-    /// versions starts at `clock()` or above (``VersionSeries``; microseconds since 1970 by
-    /// default).
-    package init(store: any FeedStore, maxFeedMemory: Int, clock: (@Sendable () -> Int)? = nil) {
+    /// stay within `maxFeedMemory` bytes, answers being dropped first. Waits are measured
+    /// on `clock`, and a new series of versions starts at its wall clock's microseconds
+    /// since 1970 or above (``VersionSeries``).
+    package init(store: any FeedStore, maxFeedMemory: Int, clock: FeedClock = .system) {
         self.store = store
+        self.clock = clock
         maxBytes = maxFeedMemory
         // Row orders take at most a quarter of the room (a list's order about as much as its text).
         let rowOrders = RowOrderCache(budget: maxFeedMemory / 4)
         self.rowOrders = rowOrders
         // Versions kept for long polls to come are the store's latest, whose memory they share.
-        longPolls = LongPolls(idleBudget: maxFeedMemory / 16)
+        longPolls = LongPolls(clock: clock, idleBudget: maxFeedMemory / 16)
         // Answers are kept in what the store leaves of the memory feeds may hold.
         answers = AnswerCache { [store, rowOrders] in maxFeedMemory - store.bytesInMemory - rowOrders.bytes }
-        series = clock.map(VersionSeries.init(clock:)) ?? VersionSeries()
+        series = VersionSeries(clock: clock)
         // Held weakly: the store holds its observers.
         store.observe { [weak self] change in self?.observed(change) }
     }

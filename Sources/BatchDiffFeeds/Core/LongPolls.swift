@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Long polls (and event streams) parked on feeds, each woken once: with a feed's new
@@ -34,35 +33,32 @@ final class LongPolls: Sendable {
             var outcome: Outcome?
             var continuation: CheckedContinuation<Outcome, Never>?
             /// The wake-up at the deadline, cancelled when the long poll is woken first: a
-            /// timer left until its deadline would hold memory for the longest wait.
-            var deadline: Deadline?
-        }
-
-        /// A dispatch timer, which dispatch makes safe to cancel from any thread.
-        private struct Deadline: @unchecked Sendable {
-            let timer: any DispatchSourceTimer
+            /// deadline left until it passes would hold memory for the longest wait.
+            var deadline: Deadlines.Token?
         }
 
         private let state = Mutex(State())
+        private let deadlines: Deadlines
 
-        init(since: Int) {
+        init(since: Int, deadlines: Deadlines) {
             self.since = since
+            self.deadlines = deadlines
         }
 
         /// Wakes the long poll with `outcome` (later calls do nothing).
         func wake(_ outcome: Outcome) {
-            let (continuation, deadline) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Deadline?) in
+            let (continuation, deadline) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Deadlines.Token?) in
                 guard state.outcome == nil else { return (nil, nil) }
                 state.outcome = outcome
                 defer { (state.continuation, state.deadline) = (nil, nil) }
                 return (state.continuation, state.deadline)
             }
-            deadline?.timer.cancel()
+            if let deadline { deadlines.cancel(deadline) }
             continuation?.resume(returning: outcome)
         }
 
-        /// How the long poll ended: when woken, after `limit`, or when the task is cancelled
-        /// (its client went away), holding no thread meanwhile.
+        /// How the long poll ended: when woken, after `limit` on the long polls' clock, or
+        /// when the task is cancelled (its client went away), holding no thread meanwhile.
         func wait(upTo limit: Duration) async -> Outcome {
             await withTaskCancellationHandler {
                 await park(upTo: limit)
@@ -73,18 +69,15 @@ final class LongPolls: Sendable {
 
         private func park(upTo limit: Duration) async -> Outcome {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-                let deadline = Deadline(timer: DispatchSource.makeTimerSource(queue: .global()))
-                deadline.timer.schedule(deadline: .now() + seconds)
-                deadline.timer.setEventHandler { [weak self] in self?.wake(.expired) }
+                let deadline = deadlines.schedule(after: limit) { [weak self] in self?.wake(.expired) }
                 let outcome = state.withLock { state in
                     if state.outcome == nil { (state.continuation, state.deadline) = (continuation, deadline) }
                     return state.outcome
                 }
-                // A dispatch source must be resumed before its last release, even a cancelled one.
-                if outcome != nil { deadline.timer.cancel() }
-                deadline.timer.resume()
-                if let outcome { continuation.resume(returning: outcome) }
+                if let outcome {
+                    deadlines.cancel(deadline)
+                    continuation.resume(returning: outcome)
+                }
             }
         }
     }
@@ -123,13 +116,15 @@ final class LongPolls: Sendable {
     }
 
     private let state = Mutex(State())
+    private let deadlines: Deadlines
     /// Bytes of versions kept for feeds no long poll is parked on (they are the store's
     /// latest versions, whose memory they share while the store keeps them).
     private let idleBudget: Int
 
-    /// Long polls keeping up to `idleBudget` bytes of versions for feeds whose long polls
-    /// all left (``unregister(_:from:)``).
-    init(idleBudget: Int) {
+    /// Long polls whose deadlines pass on `clock`, keeping up to `idleBudget` bytes of
+    /// versions for feeds whose long polls all left (``unregister(_:from:)``).
+    init(clock: FeedClock, idleBudget: Int) {
+        deadlines = Deadlines(clock: clock)
         self.idleBudget = idleBudget
     }
 
@@ -142,7 +137,7 @@ final class LongPolls: Sendable {
                 state.idle.removeAll { $0 == feed }
                 state.idleBytes -= parked.latest?.snapshot.byteEstimate ?? 0
             }
-            let wake = Wake(since: since)
+            let wake = Wake(since: since, deadlines: deadlines)
             state.parked[feed, default: Parked()].wakes[ObjectIdentifier(wake)] = wake
             state.count += 1
             return (wake, state.parked[feed]?.latest)

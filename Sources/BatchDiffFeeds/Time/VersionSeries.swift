@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Where a feed's versions start (docs/feeds.md §2): a version number and its ETag name one
@@ -10,16 +9,16 @@ import Synchronization
 /// clock step back. Versions stay below 2^53, exact in JavaScript, until the year 2255.
 final class VersionSeries: Sendable {
     private let highestSeen = Atomic<Int>(0)
-    private let clock: @Sendable () -> Int
+    private let clock: FeedClock
 
-    /// Series starting at `clock()` (microseconds since 1970 by default), or above.
-    init(clock: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970 * 1_000_000) }) {
+    /// Series starting at `clock`'s microseconds since 1970, or above.
+    init(clock: FeedClock) {
         self.clock = clock
     }
 
     /// The first version of a new series.
     func start() -> Int {
-        let start = max(clock(), highestSeen.load(ordering: .relaxed) + 1)
+        let start = max(Int((clock.secondsSince1970() * 1_000_000).rounded()), highestSeen.load(ordering: .relaxed) + 1)
         saw(start)
         return start
     }
