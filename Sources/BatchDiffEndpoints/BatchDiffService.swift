@@ -210,13 +210,11 @@ extension HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 
-    /// A JSON answer many clients receive (of the media type `type`): its text, and its gzip
-    /// form made once, shared.
-    static func json(
-        _ status: Int, shared answer: SharedAnswer, type: String = "application/json", headers: [(name: String, value: String)] = []
-    ) -> HTTPResponse {
-        var response = HTTPResponse(status: status, headers: [("Content-Type", type)] + headers, body: answer.bytes)
-        response.gzippedBody = { answer.gzipped }
+    /// A JSON answer many clients receive, of its media type: its text, and its gzip form
+    /// made once, kept with it and shared.
+    static func json(_ status: Int, shared answer: SharedAnswer, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: [("Content-Type", answer.mediaType.name)] + headers, body: answer.bytes)
+        response.gzippedBody = { answer.memo(.gzip) }
         return response
     }
 }

@@ -81,3 +81,8 @@ struct ResponseEncoding: Sendable {
         return encoded
     }
 }
+
+extension AnswerMemo<[UInt8]> {
+    /// An answer's gzip form, made once for all the clients that accept it.
+    static let gzip = AnswerMemo("gzip") { Gzip.compress($0) }
+}

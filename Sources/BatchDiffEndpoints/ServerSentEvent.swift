@@ -1,3 +1,5 @@
+import BatchDiffFeeds
+
 /// Events of a `text/event-stream` (HTML's server-sent events), as the pieces a
 /// ``HTTPServer/ResponseStream`` sends: a body shared by many streams is not copied.
 enum ServerSentEvent {
@@ -7,7 +9,7 @@ enum ServerSentEvent {
     /// through the data: data of one line is sent as it is, shared by every stream.
     static func event(_ type: String? = nil, id: Int?, data: [UInt8], hasLineBreaks: Bool? = nil) -> [[UInt8]] {
         let head = (type.map { "event: \($0)\n" } ?? "") + (id.map { "id: \($0)\n" } ?? "")
-        let lineBreaks = hasLineBreaks ?? data.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        let lineBreaks = hasLineBreaks ?? Self.hasLineBreaks(data)
         guard lineBreaks else { return [Array(head.utf8), Self.dataField, data, Self.eventEnd] }
         // CR, LF and CRLF all end a line of the stream: each line of the data is a field.
         var lines: [UInt8] = []
@@ -38,6 +40,17 @@ enum ServerSentEvent {
         [Array("retry: \(milliseconds)\n\n".utf8)]
     }
 
+    /// Whether `data` holds a line break (CR or LF): then it is sent as a field per line.
+    @Sendable static func hasLineBreaks(_ data: [UInt8]) -> Bool {
+        data.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+    }
+
     private static let dataField = Array("data: ".utf8)
     private static let eventEnd = Array("\n\n".utf8)
+}
+
+extension AnswerMemo<Bool> {
+    /// Whether an answer's text holds a line break, found once: an answer of one line is
+    /// framed as one event line, shared, by every stream that sends it.
+    static let hasLineBreaks = AnswerMemo("event-line-breaks", make: ServerSentEvent.hasLineBreaks)
 }

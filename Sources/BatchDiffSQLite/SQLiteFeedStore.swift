@@ -10,10 +10,8 @@ import Synchronization
 /// keeps `maxVersions` versions per feed, each as its change from the one before or whole
 /// (``DeltaChain``). A second server on the same file fails at start.
 ///
-/// The file's schema version is its `PRAGMA user_version`: 0 for files written before
-/// versions were kept as changes (every version whole), 1 since, 2 since versions keep their
-/// batches (in a table with rowids); a file is brought forward when it is opened, and one
-/// newer than this server knows is refused.
+/// The file's schema is brought forward when it is opened (``SQLiteSchema``); one newer
+/// than this server knows is refused. Each statement is compiled once, when first run.
 ///
 /// Every call runs on the store's own serial queue, never on the caller's thread: the
 /// connection is used there only, which is what makes the type `Sendable`.
@@ -37,81 +35,30 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             self.connection = connection
             // One writer, for good: the file's lock is held while this server runs.
             try connection.execute("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
-            schema = try connection.writeTransaction { () throws(SQLiteError) -> Int in
-                try connection.execute("""
-                    CREATE TABLE IF NOT EXISTS feeds (
-                        id TEXT PRIMARY KEY, id_key TEXT NOT NULL, latest INTEGER NOT NULL, unique_identities INTEGER NOT NULL DEFAULT 0
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS versions (
-                        feed TEXT NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, version)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS kept_answers (
-                        feed TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, request INTEGER NOT NULL,
-                        changed INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (feed, key)
-                    ) WITHOUT ROWID;
-                    """)
-                // A file made before feeds kept `uniqueIdentities` gains the column (false).
-                if try Self.integer("SELECT count(*) FROM pragma_table_info('feeds') WHERE name = 'unique_identities'", in: connection) == 0 {
-                    try connection.execute("ALTER TABLE feeds ADD COLUMN unique_identities INTEGER NOT NULL DEFAULT 0")
-                }
-                let version = try Self.integer("PRAGMA user_version", in: connection)
-                if version < 1 {
-                    // Version 1: a version's body may be its change from the one before
-                    // (`delta`); a feed counts the change bytes since its last whole one.
-                    try connection.execute("""
-                        ALTER TABLE versions ADD COLUMN delta INTEGER NOT NULL DEFAULT 0;
-                        ALTER TABLE feeds ADD COLUMN chain_bytes INTEGER NOT NULL DEFAULT 0;
-                        PRAGMA user_version = 1;
-                        """)
-                }
-                if version < 2 {
-                    // Version 2: versions keep their batch from the one before (NULL for
-                    // those written before), and the table is one with rowids, its bodies
-                    // last: in a WITHOUT ROWID table a search that meets a whole version's row
-                    // reads all its overflow pages (a 1,000,000-row feed's `PATCH` read its
-                    // 40 MB first version each time), as does any column after `body`.
-                    try connection.execute("""
-                        CREATE TABLE versions_2 (
-                            feed TEXT NOT NULL, version INTEGER NOT NULL, delta INTEGER NOT NULL, batch BLOB, body BLOB NOT NULL,
-                            PRIMARY KEY (feed, version)
-                        );
-                        INSERT INTO versions_2 (feed, version, delta, body) SELECT feed, version, delta, body FROM versions;
-                        DROP TABLE versions;
-                        ALTER TABLE versions_2 RENAME TO versions;
-                        CREATE INDEX versions_whole ON versions (feed, delta, version);
-                        PRAGMA user_version = 2;
-                        """)
-                }
-                return version
-            }
-            let (feeds, versions) = (try Self.integer("SELECT count(*) FROM feeds", in: connection), try Self.integer("SELECT count(*) FROM versions", in: connection))
+            schema = try SQLiteSchema.migrator.migrate(connection)
+            let (feeds, versions) = (try connection.integer("SELECT count(*) FROM feeds"), try connection.integer("SELECT count(*) FROM versions"))
             counts = Mutex(FeedStoreStatistics(feeds: feeds, versions: versions, bytesInMemory: 0))
         } catch {
             throw .internalFailure(error.isBusy
                 ? "the SQLite file \(path) is in use by another server"
                 : "cannot open the SQLite file \(path): \(error.message)")
         }
-        guard schema <= Self.schemaVersion else {
-            throw .internalFailure("the SQLite file \(path) is of schema version \(schema), newer than this server's \(Self.schemaVersion): upgrade the server")
+        guard schema <= SQLiteSchema.migrator.latestVersion else {
+            throw .internalFailure(
+                "the SQLite file \(path) is of schema version \(schema), newer than this server's \(SQLiteSchema.migrator.latestVersion): upgrade the server"
+            )
         }
     }
-
-    /// The one integer `sql` answers; its statement is done with when this returns (a
-    /// table is not dropped while a statement is open on the connection).
-    private static func integer(_ sql: String, in connection: SQLiteConnection) throws(SQLiteError) -> Int {
-        let statement = try connection.prepare(sql)
-        _ = try statement.step()
-        return statement.integer(at: 0)
-    }
-
-    /// The schema version this server writes (`PRAGMA user_version`).
-    static let schemaVersion = 2
 
     /// Runs `work` with the connection on the store's queue.
     private func run<Value: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(FeedError) -> Value) async throws(FeedError) -> Value {
         let start = ContinuousClock.now
         let result: Result<Value, FeedError> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { () throws(FeedError) in try work(self.connection) }) }
+            queue.async {
+                let result = Result { () throws(FeedError) in try work(self.connection) }
+                self.connection.resetStatements()
+                continuation.resume(returning: result)
+            }
         }
         metrics.record(since: start, failed: (try? result.get()) == nil)
         return try result.get()
@@ -121,7 +68,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         if let cached = cache.withLock({ $0[id] }) { return cached }
         let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
             try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
-                let select = try connection.prepare("""
+                let select = try connection.cachedStatement("""
                     SELECT f.id_key, f.unique_identities, f.latest FROM feeds f WHERE f.id = ?
                     """)
                 try select.bind(.text(id.name))
@@ -147,7 +94,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
             try Self.sql { () throws(SQLiteError) -> (idKey: String, links: [DeltaChain.Link])? in
                 // Retained: one of the last `maxVersions` (older ones may stay as the start of
                 // a retained one's changes).
-                let select = try connection.prepare("""
+                let select = try connection.cachedStatement("""
                     SELECT f.id_key FROM feeds f JOIN versions v ON v.feed = f.id
                     WHERE f.id = ?1 AND v.version = ?2 AND ?2 > f.latest - ?3
                     """)
@@ -166,7 +113,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         let maxVersions = maxVersions
         let batches = try await run { connection throws(FeedError) -> [[UInt8]] in
             try Self.sql { () throws(SQLiteError) -> [[UInt8]] in
-                let select = try connection.prepare("""
+                let select = try connection.cachedStatement("""
                     SELECT v.batch FROM feeds f JOIN versions v ON v.feed = f.id
                     WHERE f.id = ?1 AND ?2 > f.latest - ?4 AND v.version > ?2 AND v.version <= ?3 ORDER BY v.version
                     """)
@@ -182,7 +129,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     /// What is kept of version `version` of feed `id` and of the versions before it back to
     /// the last whole one, in version order (``DeltaChain``).
     private static func links(to version: Int, of id: FeedID, in connection: SQLiteConnection) throws(SQLiteError) -> [DeltaChain.Link] {
-        let select = try connection.prepare("""
+        let select = try connection.cachedStatement("""
             SELECT delta, body FROM versions WHERE feed = ?1 AND version <= ?2
             AND version >= (SELECT max(version) FROM versions WHERE feed = ?1 AND delta = 0 AND version <= ?2) ORDER BY version
             """)
@@ -201,38 +148,30 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         let trimmed = try await run { connection throws(FeedError) -> Int? in
             try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
-                    let latest = try connection.prepare("SELECT latest, chain_bytes FROM feeds WHERE id = ?")
+                    let latest = try connection.cachedStatement("SELECT latest, chain_bytes FROM feeds WHERE id = ?")
                     try latest.bind(.text(id.name))
                     let current: (version: Int, chainBytes: Int)? = try latest.step() ? (latest.integer(at: 0), latest.integer(at: 1)) : nil
                     guard current?.version == previous else { return nil }
                     let (link, chainBytes) = DeltaChain.link(for: version, change: change, chainBytes: current?.chainBytes ?? 0)
-                    let feed = try connection.prepare("""
+                    try connection.run("""
                         INSERT INTO feeds (id, id_key, latest, unique_identities, chain_bytes) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT (id) DO UPDATE SET latest = excluded.latest, chain_bytes = excluded.chain_bytes
-                        """)
-                    try feed.bind(
+                        """,
                         .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes)
                     )
-                    try feed.run()
-                    let stored = try connection.prepare("INSERT INTO versions (feed, version, delta, batch, body) VALUES (?, ?, ?, ?, ?)")
-                    try stored.bind(
+                    try connection.run(
+                        "INSERT INTO versions (feed, version, delta, batch, body) VALUES (?, ?, ?, ?, ?)",
                         .text(id.name), .integer(snapshot.version), .integer(link.isChange ? 1 : 0),
                         version.storedBatch.isEmpty ? .null : .blob(version.storedBatch), .blob(link.body)
                     )
-                    try stored.run()
                     if let answer { try Self.insert(answer, for: id, into: connection) }
-                    let trimmedAnswers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ? AND version <= ?")
-                    try trimmedAnswers.bind(.text(id.name), .integer(snapshot.version - maxVersions))
-                    try trimmedAnswers.run()
+                    try connection.run("DELETE FROM kept_answers WHERE feed = ? AND version <= ?", .text(id.name), .integer(snapshot.version - maxVersions))
                     // Past retention, but for the whole version the oldest retained one's
                     // changes start from, and the changes between.
-                    let trim = try connection.prepare("""
+                    return try connection.run("""
                         DELETE FROM versions WHERE feed = ?1 AND version < coalesce(
                             (SELECT max(version) FROM versions WHERE feed = ?1 AND delta = 0 AND version <= ?2), ?2)
-                        """)
-                    try trim.bind(.text(id.name), .integer(snapshot.version - maxVersions + 1))
-                    try trim.run()
-                    return connection.changes
+                        """, .text(id.name), .integer(snapshot.version - maxVersions + 1))
                 }
             }.map { trimmed in
                 self.keep(StoredSnapshot(settings: settings, snapshot: snapshot), for: id, ifStillVersion: nil)
@@ -252,7 +191,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         return try await run { connection throws(FeedError) -> KeptAnswer? in
             try Self.sql { () throws(SQLiteError) -> KeptAnswer? in
                 // Kept with a retained version.
-                let select = try connection.prepare("""
+                let select = try connection.cachedStatement("""
                     SELECT k.version, k.request, k.changed, k.body FROM kept_answers k JOIN feeds f ON f.id = k.feed
                     WHERE k.feed = ?1 AND k.key = ?2 AND k.version > f.latest - ?3
                     """)
@@ -273,7 +212,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                 try connection.writeTransaction { () throws(SQLiteError) in
                     // Only with a version still retained (the feed may have moved on): a row,
                     // the answers it keeps, within those a version may keep.
-                    let room = try connection.prepare("""
+                    let room = try connection.cachedStatement("""
                         SELECT (SELECT count(*) FROM kept_answers WHERE feed = ?1 AND version = ?2)
                         FROM feeds WHERE id = ?1 AND ?2 > latest - ?3 AND ?2 <= latest
                         """)
@@ -287,31 +226,21 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
 
     /// Inserts `answer` (a key is kept once: the first answer stays).
     private static func insert(_ answer: KeptAnswer, for id: FeedID, into connection: SQLiteConnection) throws(SQLiteError) {
-        let insert = try connection.prepare("""
+        try connection.run("""
             INSERT INTO kept_answers (feed, key, version, request, changed, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """)
-        try insert.bind(
+            """,
             .text(id.name), .text(answer.key), .integer(answer.version), .integer(Int(Int64(bitPattern: answer.request))),
             .integer(answer.changed ? 1 : 0), .blob(answer.body)
         )
-        try insert.run()
     }
 
     package func delete(_ id: FeedID) async throws(FeedError) -> Bool {
         let removed = try await run { connection throws(FeedError) -> Int? in
             let removed = try Self.sql { () throws(SQLiteError) -> Int? in
                 try connection.writeTransaction { () throws(SQLiteError) -> Int? in
-                    let answers = try connection.prepare("DELETE FROM kept_answers WHERE feed = ?")
-                    try answers.bind(.text(id.name))
-                    try answers.run()
-                    let versions = try connection.prepare("DELETE FROM versions WHERE feed = ?")
-                    try versions.bind(.text(id.name))
-                    try versions.run()
-                    let count = connection.changes
-                    let feed = try connection.prepare("DELETE FROM feeds WHERE id = ?")
-                    try feed.bind(.text(id.name))
-                    try feed.run()
-                    return connection.changes == 1 ? count : nil
+                    try connection.run("DELETE FROM kept_answers WHERE feed = ?", .text(id.name))
+                    let count = try connection.run("DELETE FROM versions WHERE feed = ?", .text(id.name))
+                    return try connection.run("DELETE FROM feeds WHERE id = ?", .text(id.name)) == 1 ? count : nil
                 }
             }
             self.cache.withLock { $0.remove(id) }
@@ -329,7 +258,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
         try await run { connection throws(FeedError) -> FeedPage in
             try Self.sql { () throws(SQLiteError) -> FeedPage in
                 // The prefix's range of ids, by the primary key's index.
-                let select = try connection.prepare("SELECT id, latest FROM feeds WHERE id > ? AND id >= ? AND id < ? ORDER BY id LIMIT ?")
+                let select = try connection.cachedStatement("SELECT id, latest FROM feeds WHERE id > ? AND id >= ? AND id < ? ORDER BY id LIMIT ?")
                 try select.bind(.text(after?.name ?? ""), .text(prefix), .text(FeedID.rangeEnd(ofPrefix: prefix) ?? "\u{7F}"), .integer(limit + 1))
                 var feeds: [FeedSummary] = []
                 while try select.step() {
@@ -360,7 +289,7 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     /// after a write or a deletion would be stale). Runs on the store's queue.
     private func keep(_ stored: StoredSnapshot, for id: FeedID, ifStillVersion version: Int?) {
         if let version {
-            guard let latest = try? connection.prepare("SELECT latest FROM feeds WHERE id = ?"),
+            guard let latest = try? connection.cachedStatement("SELECT latest FROM feeds WHERE id = ?"),
                   (try? latest.bind(.text(id.name))) != nil, (try? latest.step()) == true, latest.integer(at: 0) == version
             else { return }
         }

@@ -4,6 +4,8 @@ import CSQLite
 /// Every unsafe pointer of SQLite lives in this file and `SQLiteStatement.swift`.
 public final class SQLiteConnection {
     let handle: OpaquePointer
+    /// Statements prepared once and kept, by their SQL (``cachedStatement(_:)``).
+    private var cachedStatements: [String: SQLiteStatement] = [:]
 
     /// Opens (creating if needed) the database at `path`, without SQLite's own mutexes:
     /// the owner serializes its use.
@@ -20,6 +22,7 @@ public final class SQLiteConnection {
     }
 
     deinit {
+        cachedStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -31,31 +34,74 @@ public final class SQLiteConnection {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }
 
-    /// A prepared statement of `sql`.
+    /// A prepared statement of `sql`, finalized when it is released.
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
         guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in \(sql)") }
-        return SQLiteStatement(handle: statement, connection: self)
+        return SQLiteStatement(handle: statement)
+    }
+
+    /// The statement of `sql`, prepared on its first use and kept for the next ones (GRDB's
+    /// `cachedStatement`): SQL is compiled once per connection, not once per call. Binding
+    /// it starts a new run; ``resetStatements()`` ends the runs left open.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = cachedStatements[sql] { return cached }
+        let prepared = try prepare(sql)
+        cachedStatements[sql] = prepared
+        return prepared
+    }
+
+    /// Ends the runs of the kept statements (a statement left before its last row holds a
+    /// read transaction open, and its table).
+    public func resetStatements() {
+        for statement in cachedStatements.values { statement.reset() }
+    }
+
+    /// Runs the kept statement of `sql` with `values` bound, to its end; the rows it changed.
+    @discardableResult
+    public func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int {
+        let statement = try cachedStatement(sql)
+        try statement.bind(values)
+        try statement.run()
+        return changes
+    }
+
+    /// The one integer `sql` answers, by a statement finalized when this returns (a table is
+    /// not dropped while a statement is open on the connection).
+    public func integer(_ sql: String) throws(SQLiteError) -> Int {
+        let statement = try prepare(sql)
+        _ = try statement.step()
+        return statement.integer(at: 0)
     }
 
     /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`):
-    /// committed when it returns, rolled back when it throws.
+    /// committed when it returns, rolled back when it throws; the kept statements' runs end
+    /// with it.
     public func writeTransaction<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            resetStatements()
             try execute("COMMIT")
             return result
         } catch {
+            resetStatements()
             try? execute("ROLLBACK")
             throw error
         }
     }
 
     func check(_ code: Int32) throws(SQLiteError) {
+        try SQLiteError.check(code, of: handle)
+    }
+}
+
+extension SQLiteError {
+    /// Throws SQLite's message for `code` on `database` unless it tells success.
+    static func check(_ code: Int32, of database: OpaquePointer?) throws(SQLiteError) {
         guard code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE else {
-            throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
+            throw SQLiteError(code: code, message: database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
         }
     }
 }

@@ -4,11 +4,9 @@ import CSQLite
 /// Parameters are numbered from 1, result columns from 0, as SQLite numbers them.
 public final class SQLiteStatement {
     private let handle: OpaquePointer
-    private let connection: SQLiteConnection
 
-    init(handle: OpaquePointer, connection: SQLiteConnection) {
+    init(handle: OpaquePointer) {
         self.handle = handle
-        self.connection = connection
     }
 
     deinit {
@@ -17,24 +15,34 @@ public final class SQLiteStatement {
 
     /// Clears the previous run and binds `values` to the parameters, in order.
     public func bind(_ values: SQLiteValue...) throws(SQLiteError) {
-        sqlite3_reset(handle)
+        try bind(values)
+    }
+
+    /// Clears the previous run and binds `values` to the parameters, in order.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        reset()
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
-            case .integer(let integer): try connection.check(sqlite3_bind_int64(handle, index, Int64(integer)))
-            case .text(let text): try connection.check(sqlite3_bind_text(handle, index, text, -1, transient))
+            case .integer(let integer): try check(sqlite3_bind_int64(handle, index, Int64(integer)))
+            case .text(let text): try check(sqlite3_bind_text(handle, index, text, -1, transient))
             case .blob(let bytes):
-                try connection.check(bytes.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), transient) })
-            case .null: try connection.check(sqlite3_bind_null(handle, index))
+                try check(bytes.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), transient) })
+            case .null: try check(sqlite3_bind_null(handle, index))
             }
         }
+    }
+
+    /// Ends the current run (its read of the database with it).
+    func reset() {
+        sqlite3_reset(handle)
     }
 
     /// Runs the statement to its next row: `true` with a row to read, `false` when done.
     public func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
-        try connection.check(code)
+        try check(code)
         return code == SQLITE_ROW
     }
 
@@ -53,6 +61,12 @@ public final class SQLiteStatement {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
+    /// Errors of the statement's connection (which SQLite keeps open, a zombie, while a
+    /// statement of it is not finalized).
+    private func check(_ code: Int32) throws(SQLiteError) {
+        try SQLiteError.check(code, of: sqlite3_db_handle(handle))
     }
 
     /// SQLite copies what is bound at once (`SQLITE_TRANSIENT`, a C macro Swift cannot import).

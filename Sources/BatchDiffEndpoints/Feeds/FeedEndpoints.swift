@@ -190,14 +190,14 @@ extension BatchDiffService {
         // so a cache that collapses the same question asks once a version.
         let empty = wait > 0 && answer.operationCount == 0
         let caching = empty ? "no-store" : cacheControl(request, credentials, maxAge: 1)
-        guard wait > 0 else { return changesResponse(answer, caching: caching, tagged: answer.isPatch) }
+        guard wait > 0 else { return changesResponse(answer, caching: caching, tagged: answer.answer.mediaType == .jsonPatch) }
         // A long poll names the cursor to ask with next. A follower that asks with one asks
         // under a new URL after each wait, so nginx may keep its empty answer a second
         // (`X-Accel-Expires`, read before `Cache-Control`): the followers its cache lock
         // holds get it at once, instead of going upstream one after another.
         var headers = [(name: "BatchDiff-Cursor", value: String(cursor(after: question.cursor, empty: empty)))]
         if empty, question.cursor != nil, isShared(request, credentials) { headers.insert(("X-Accel-Expires", "1"), at: 0) }
-        return changesResponse(answer, caching: caching, tagged: answer.isPatch, headers: headers)
+        return changesResponse(answer, caching: caching, tagged: answer.answer.mediaType == .jsonPatch, headers: headers)
     }
 
     /// The cursor a long poll's answer names: the number of the 20-second period it ends
@@ -222,7 +222,7 @@ extension BatchDiffService {
     ) -> HTTPResponse {
         var headers = first + [("Cache-Control", caching), ("Vary", "Accept, Accept-Encoding")]
         if tagged { headers.append(("ETag", EntityTag.of(version: answer.latest))) }
-        return .json(200, shared: answer.answer, type: answer.isPatch ? "application/json-patch+json" : "application/json", headers: headers)
+        return .json(200, shared: answer.answer, headers: headers)
     }
 
     /// Who may keep an answer for `maxAge` seconds: shared caches, unless the request

@@ -98,7 +98,7 @@ extension BatchDiffService {
                     continue
                 }
                 if window == nil || answer.operationCount > 0 || feeds.clock.elapsed() - written >= heartbeat {
-                    open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.hasLineBreaks))
+                    open = await stream.write(ServerSentEvent.event(id: answer.latest, data: answer.body, hasLineBreaks: answer.answer.memo(.hasLineBreaks)))
                     written = feeds.clock.elapsed()
                 }
                 since = answer.latest

@@ -10,7 +10,4 @@ package struct ChangesAnswer: Sendable {
 
     /// The answer's JSON.
     package var body: [UInt8] { answer.bytes }
-
-    /// Whether the body is a JSON Patch (a reload past `maxChanges` is an object).
-    package var isPatch: Bool { body.first == UInt8(ascii: "[") }
 }

@@ -69,13 +69,14 @@ enum FeedAnswers {
 
     /// The answer to `changes?since=` as computed once for every client (``ComputedAnswer``):
     /// the answer in full (``changes(feed:from:latest:batch:format:changedMembers:)``, or
-    /// `patch`, the JSON Patch, for that format), and the reload that clients whose
+    /// `patch`, the JSON Patch, of that `mediaType`), and the reload that clients whose
     /// `maxChanges` the batch passes get instead.
     static func computed(
-        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8], changedMembers: ChangedMembers? = nil
+        feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8], mediaType: AnswerMediaType = .json,
+        changedMembers: ChangedMembers? = nil
     ) -> ComputedAnswer {
         let counts = BatchCounts(batch)
-        return ComputedAnswer(full: full, operationCount: batch.operationCount, batch: batch, changedMembers: changedMembers) {
+        return ComputedAnswer(full: full, mediaType: mediaType, operationCount: batch.operationCount, batch: batch, changedMembers: changedMembers) {
             reload(feed: feed, from: from, latest: latest, counts: counts)
         }
     }
@@ -175,7 +176,10 @@ enum FeedAnswers {
                         }
                     }
                 }
-                return ComputedAnswer(full: output.bytes, operationCount: content.batch.operationCount, total: content.total, holding: data.count, makeReload: reload)
+                return ComputedAnswer(
+                    full: output.bytes, mediaType: .jsonPatch, operationCount: content.batch.operationCount, total: content.total,
+                    holding: data.count, makeReload: reload
+                )
             }
             let full = try write { output in
                 if format == .steps {

@@ -1,41 +1,60 @@
 import BatchDiff
 import BatchDiffJSON
-import Gzip
 import Synchronization
 
 /// An answer's JSON as many clients receive it: held once, however many connections send
-/// it, and its gzip form made once, by the first client that asks for it, then shared too.
+/// it, with its media type; what a transport makes of it (its gzip form, its framing as an
+/// event) is made once, by the first client that asks for it, and kept beside it, shared too
+/// (``memo(_:)``). The feed core knows no transport: it keeps what it is handed to make.
 package final class SharedAnswer: Sendable {
     /// The JSON text.
     package let bytes: [UInt8]
-    private let compressed = Mutex<[UInt8]?>(nil)
-    private let lineBreaks = Mutex<Bool?>(nil)
+    /// What the text is.
+    package let mediaType: AnswerMediaType
+    private let memos = Mutex<[String: any Sendable]>([:])
 
-    /// The answer whose JSON text is `bytes`.
-    package init(_ bytes: [UInt8]) {
+    /// The answer whose JSON text is `bytes`, of `mediaType`.
+    package init(_ bytes: [UInt8], mediaType: AnswerMediaType = .json) {
         self.bytes = bytes
+        self.mediaType = mediaType
     }
 
-    /// Whether the text holds a line break (CR or LF), found on the first call: an answer
-    /// of one line is framed as one event line, shared, by every stream that sends it.
-    package var hasLineBreaks: Bool {
-        lineBreaks.withLock { found in
-            if let found { return found }
-            let made = bytes.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
-            found = made
+    /// What `memo` makes of the text, made on the first call (others wait for it rather
+    /// than make it again) and kept with the answer.
+    package func memo<Value: Sendable>(_ memo: AnswerMemo<Value>) -> Value {
+        memos.withLock { memos in
+            if let made = memos[memo.name] as? Value { return made }
+            let made = memo.make(bytes)
+            memos[memo.name] = made
             return made
         }
     }
+}
 
-    /// The text gzip-compressed; made on the first call (others wait for it, rather than
-    /// compress it again).
-    package var gzipped: [UInt8] {
-        compressed.withLock { compressed in
-            if let compressed { return compressed }
-            let made = Gzip.compress(bytes)
-            compressed = made
-            return made
+/// What an answer's text is: a JSON value (an object: a `changes` answer, a document, a
+/// page), or a JSON Patch (RFC 6902).
+package enum AnswerMediaType: Sendable {
+    case json, jsonPatch
+
+    /// The media type's name.
+    package var name: String {
+        switch self {
+        case .json: "application/json"
+        case .jsonPatch: "application/json-patch+json"
         }
+    }
+}
+
+/// Something made from an answer's text and kept beside it (``SharedAnswer/memo(_:)``),
+/// named once by the layer that makes it.
+package struct AnswerMemo<Value: Sendable>: Sendable {
+    let name: String
+    let make: @Sendable ([UInt8]) -> Value
+
+    /// A memo called `name` (unique among memos), made by `make`.
+    package init(_ name: String, make: @escaping @Sendable ([UInt8]) -> Value) {
+        self.name = name
+        self.make = make
     }
 }
 
@@ -68,14 +87,14 @@ final class ComputedAnswer: Sendable {
         self.init(full: full, operationCount: 0, makeReload: nil)
     }
 
-    /// A `changes` answer: `full`, and the reload that `makeReload` writes; `batch`, kept
-    /// with it, when it is the whole collection's.
+    /// A `changes` answer: `full` (of `mediaType`), and the reload that `makeReload` writes;
+    /// `batch`, kept with it, when it is the whole collection's.
     init(
-        full: [UInt8], operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil,
+        full: [UInt8], mediaType: AnswerMediaType = .json, operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil,
         total: (old: Int, new: Int)? = nil, holding heldBytes: Int = 0, makeReload: (@Sendable () -> [UInt8])?
     ) {
         let held = Self.trimmed(full)
-        self.full = SharedAnswer(held)
+        self.full = SharedAnswer(held, mediaType: mediaType)
         self.operationCount = operationCount
         self.batch = batch
         self.changedMembers = changedMembers

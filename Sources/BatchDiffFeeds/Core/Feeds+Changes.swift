@@ -48,7 +48,10 @@ extension Feeds {
                     : try FeedAnswers.changes(
                         feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members
                     )
-                return FeedAnswers.computed(feed: id.name, from: since, latest: latest, batch: batch, full: full, changedMembers: members)
+                return FeedAnswers.computed(
+                    feed: id.name, from: since, latest: latest, batch: batch, full: full,
+                    mediaType: options.format == .jsonPatch ? .jsonPatch : .json, changedMembers: members
+                )
             }
         })
     }

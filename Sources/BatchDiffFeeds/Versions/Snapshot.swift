@@ -101,7 +101,7 @@ package struct Snapshot: Sendable {
     /// client's write, not a store's text), when an object names a member twice. The
     /// document's text is compact: a text with whitespace between its tokens
     /// (pretty-printed) is read again without it, so that every answer that carries its items
-    /// is compact (one line, as an event stream shares it) and no byte is kept for layout.
+    /// is compact (one line: a framing by lines shares it as it is) and no byte is kept for layout.
     package static func document(_ text: [UInt8], idKey: String, asWritten: Bool = false) throws(FeedError) -> JSONDocument {
         do throws(JSONSyntaxError) {
             let document = try JSONDocument(bytes: text, collections: .root, idKey: idKey, refusingRepeatedMembers: asWritten)
