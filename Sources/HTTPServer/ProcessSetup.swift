@@ -5,10 +5,15 @@ import Synchronization
 /// Process-wide setup for a server of many connections and large requests.
 public enum ProcessSetup {
     /// Keeps freed memory for reuse instead of returning each large block to the kernel, so
-    /// big requests do not fault their memory in again every time.
+    /// big requests do not fault their memory in again every time; and keeps one arena of
+    /// the allocator a core (glibc makes up to eight a core): a block freed in one arena is
+    /// reused by that arena only, so each arena more holds room of its own that the others
+    /// cannot use (100 PUTs of a 100,000-row feed: 121 MB resident at the end, 116 to 134,
+    /// with glibc's arenas; 114 MB, 114 to 122, with one a core).
     public static func keepFreedMemory() {
         mallopt(M_MMAP_THRESHOLD, 256 << 20)
         mallopt(M_TRIM_THRESHOLD, 512 << 20)
+        mallopt(M_ARENA_MAX, Int32(max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     }
 
     /// Ignores SIGPIPE: a client that goes away mid-answer is the server's business, not a
