@@ -70,65 +70,66 @@ package-check: deps
 BENCH_ENV := GLIBC_TUNABLES=glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=536870912
 
 # The differ and the whole POST /diff, three runs and each figure's median and spread
-# (scripts/bench-runs.py), then a feed's PUT and changes against POST /diff (bench-feed).
+# (scripts/bench.py runs), then a feed's PUT and changes against POST /diff (bench-feed).
+# Each benchmark prints its summary and writes its figures to .build/bench/NAME.json.
 bench: release
-	$(BENCH_ENV) scripts/bench-runs.py .build/release/BatchDiffBenchmark .build/release/batchdiff
+	$(BENCH_ENV) scripts/bench.py runs .build/release/BatchDiffBenchmark .build/release/batchdiff
 	$(MAKE) bench-feed
 
 # A feed's PUT and its first uncached changes, each against POST /diff of the same pair
 # (100,000 objects; five runs, a fresh feed each). Also the last part of `make bench`.
 bench-feed: release
-	scripts/bench-feed.py .build/release/batchdiff
+	scripts/bench.py feed .build/release/batchdiff
 
 # The figures of the hardening issue (ETags, slow readers, health slots, maxChanges, streams
 # of a pretty-printed feed) for one binary; run it on an earlier build too to compare.
 bench-hardening: release
-	scripts/hardening-figures.py .build/release/batchdiff
+	scripts/bench.py hardening .build/release/batchdiff
 
 # 10,000 long polls, then 10,000 event streams, parked on one feed and woken by one PUT
 # (three runs); /healthz meanwhile.
 bench-fanout: release
-	scripts/bench-fanout.py .build/release/batchdiff
+	scripts/bench.py fanout .build/release/batchdiff
 
 # The same wakes on a server on PostgreSQL, run after run with one in memory: times, their
 # ratio, the store calls during each wake, and clients not answered with the new version.
 bench-fanout-postgres: deps-test release
-	FANOUT_STORE=postgres scripts/bench-fanout.py .build/release/batchdiff
+	FANOUT_STORE=postgres scripts/bench.py fanout .build/release/batchdiff
 
 bench-memory: release
-	scripts/bench-memory.py
+	scripts/bench.py memory
 
 # Peak memory per request byte of one POST /diff (zeros and objects), several runs.
 bench-request-memory: release
-	scripts/bench-request-memory.py .build/release/batchdiff
+	scripts/bench.py request-memory .build/release/batchdiff
 
 # PUT and uncached changes on a 10,000-item feed: memory vs SQLite vs PostgreSQL (a
 # throwaway cluster), ratios to memory in the same run, three runs.
 bench-stores: deps-test release
-	scripts/bench-stores.py
+	scripts/bench.py stores
 
 # One-row writes, PATCH against PUT: latency, memory and store growth per version; three runs.
 bench-writes: deps-test release
-	scripts/bench-writes.py .build/release/batchdiff
+	scripts/bench.py writes .build/release/batchdiff
 
 # Writes a second to many small feeds (PUT) and to a few big ones (PATCH), PostgreSQL against
 # memory, driven by wrk.
 bench-pg-writes: deps-test deps-loadtest release
-	scripts/bench-pg-writes.py .build/release/batchdiff
+	scripts/bench.py pg-writes .build/release/batchdiff
 
 # Many small feeds in one server: memory per feed, listing and reads (FEEDS, default 1,000,000).
 bench-small-feeds: release
-	scripts/bench-small-feeds.py .build/release/batchdiff
+	scripts/bench.py small-feeds .build/release/batchdiff
 
 # Pages and windows of a 1,000,000-row feed against a 1,000-row one: a new client's first
 # window, a deep page, a window's changes after a one-row write; three runs.
 bench-windows: release
-	scripts/bench-windows.py .build/release/batchdiff
+	scripts/bench.py windows .build/release/batchdiff
 
 # Followers of one feed through the caching nginx template: upstream requests per version
 # for 300 and 3,000 followers (nginx from make deps-test).
 bench-cache: deps-test release
-	scripts/bench-cache.py .build/release/batchdiff
+	scripts/bench.py cache .build/release/batchdiff
 
 # The differ against DifferenceKit built beside it, same workloads, same run. DK is a
 # checkout of DifferenceKit (never committed here).

@@ -15,9 +15,10 @@ parked, less what it was before the first follower, per follower: nginx runs as 
 here, as one worker); and the time from the PUT's answer to the last follower's answer read.
 Python 3 standard library only; all traffic on 127.0.0.1.
 """
-import http.client, json, os, resource, select, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, resource, shutil, socket, statistics, subprocess, sys, tempfile, time
 
-from benchlib import free_port, ok_request
+import benchlib
+from benchlib import ok_request
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 FOLLOWERS = [int(count) for count in os.environ.get("FOLLOWERS", "300,3000").split(",")]
@@ -46,7 +47,9 @@ http {{
     include {directory}/batchdiff.conf;
 }}
 """)
-    return subprocess.Popen([NGINX, "-p", directory, "-e", f"{directory}/error.log", "-c", f"{directory}/nginx.conf"], stdin=subprocess.DEVNULL)
+    proxy = subprocess.Popen([NGINX, "-p", directory, "-e", f"{directory}/error.log", "-c", f"{directory}/nginx.conf"], stdin=subprocess.DEVNULL)
+    benchlib.kill_at_exit(proxy)
+    return proxy
 
 
 def upstream_changes(conn):
@@ -57,6 +60,7 @@ def upstream_changes(conn):
 
 
 def parked(conn):
+    """batchdiff_long_polls_parked now."""
     text, _ = ok_request(conn, "GET", "/metrics", script="bench-cache")
     return next((int(float(line.split()[1])) for line in text.decode().splitlines() if line.startswith("batchdiff_long_polls_parked ")), 0)
 
@@ -90,12 +94,6 @@ def read_answer(sock):
     return int(lines[0].split()[1]), json.loads(body)
 
 
-def resident_kb(pid):
-    """The resident memory (VmRSS) of process `pid`, in KB."""
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-
-
 def round_of(followers, server, nginx, version, rows):
     """One round: `followers` long polls through nginx, a PUT of `rows` rows. Returns the upstream
     requests it cost, the new version, nginx's resident KB while they were parked, and the
@@ -112,7 +110,7 @@ def round_of(followers, server, nginx, version, rows):
     while parked(server) < 1 and time.time() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)
-    resident = resident_kb(nginx_pid)
+    resident = benchlib.rss_mb(nginx_pid) * 1024
     answer, _ = ok_request(server, "PUT", "/feeds/hot", json.dumps(list(range(rows))).encode(), script="bench-cache")
     written = time.perf_counter()
     latest = json.loads(answer)["version"]
@@ -132,16 +130,15 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     directory = tempfile.mkdtemp(prefix="bench-cache-")
-    port, nginx_port = free_port(), free_port()
-    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                               "--max-connections", "20000"], stdout=subprocess.PIPE, text=True)
+    nginx_port = benchlib.free_port()
+    server = benchlib.Server(BIN, "--max-connections", "20000")
     proxy = None
+    summary, figures = [], {"rounds": ROUNDS}
     try:
-        server.stdout.readline()
-        proxy = nginx(directory, nginx_port, port)
+        proxy = nginx(directory, nginx_port, server.port)
         time.sleep(0.5)
-        idle = resident_kb(proxy.pid)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        idle = benchlib.rss_mb(proxy.pid) * 1024
+        conn = server.connection(timeout=60)
         answer, _ = ok_request(conn, "PUT", "/feeds/hot", b"[1]", script="bench-cache")
         version = json.loads(answer)["version"]
         rows = 1
@@ -155,17 +152,21 @@ def main():
                 times.append(answered * 1000)
                 print(f"{followers:,} followers, round {run + 1}: {upstream} upstream requests for one version; "
                       f"nginx {per_follower[-1]:.1f} KB a parked follower; last answer {times[-1]:.0f} ms after the PUT", flush=True)
-            print(f"{followers:,} followers: {statistics.median(counts):g} upstream requests per version "
-                  f"(median of {ROUNDS}; {min(counts)} to {max(counts)}); nginx {statistics.median(per_follower):.1f} KB "
-                  f"a parked follower ({min(per_follower):.1f} to {max(per_follower):.1f}); last answer "
-                  f"{statistics.median(times):.0f} ms after the PUT ({min(times):.0f} to {max(times):.0f})", flush=True)
+            summary.append(f"{followers:,} followers: {statistics.median(counts):g} upstream requests per version "
+                        f"(median of {ROUNDS}; {min(counts)} to {max(counts)}); "
+                        f"nginx {benchlib.spread(per_follower, 1, ' KB a parked follower')}; "
+                        f"last answer {benchlib.spread(times, 0, ' ms after the PUT')}")
+            print(summary[-1], flush=True)  # as each count ends: the next takes a while
+            figures[str(followers)] = {"upstream_requests_per_version": benchlib.distribution(counts),
+                                       "nginx_kb_a_parked_follower": benchlib.distribution(per_follower),
+                                       "last_answer_ms_after_put": benchlib.distribution(times)}
     finally:
         if proxy:
             proxy.terminate()
             proxy.wait(timeout=30)
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
         shutil.rmtree(directory, ignore_errors=True)
+    benchlib.report("cache", summary, figures, echo=False)
 
 
 if __name__ == "__main__":

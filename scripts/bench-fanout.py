@@ -7,7 +7,7 @@ For each of RUNS runs, against one release server on loopback:
   - N event streams (`Accept: text/event-stream`) are opened and parked the same way, and
     the time from the PUT's answer to the last stream's event arriving is measured;
   - GET /healthz is timed on fresh connections while they are parked.
-Before the runs, a fresh server per kind gives the resident memory (VmRSS) that N parked
+Before the runs, a fresh server per kind gives the resident memory that N parked
 long polls, then N parked streams, add to it (a fresh one: memory freed by a wake-up is kept
 for reuse, so a later reading would mix in the last run's).
 Prints each figure's median and spread over the runs, and streams / long polls.
@@ -22,18 +22,16 @@ Usage: scripts/bench-fanout.py <batchdiff binary>
 """
 import json
 import os
-import re
 import resource
 import select
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import benchlib
+from benchlib import spread
 
 CLIENTS = int(os.environ.get("FANOUT_CLIENTS", "10000"))
 RUNS = int(os.environ.get("FANOUT_RUNS", "3"))
@@ -41,40 +39,35 @@ STORE = os.environ.get("FANOUT_STORE", "memory")
 
 
 def fail(message):
+    """Prints `message` as a failure and stops with status 1."""
     print(f"bench-fanout: FAIL: {message}", file=sys.stderr)
     sys.exit(1)
 
 
 def start_server(binary, store=()):
-    log = tempfile.NamedTemporaryFile(prefix="fanout-server-", suffix=".log", delete=False)
-    server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning",
-                               "--max-connections", str(2 * CLIENTS + 100), "--event-heartbeat", "120", "--max-wait", "120", *store],
-                              stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(300):
-        with open(log.name) as text:
-            found = re.search(r"batchdiff listening on http://127.0.0.1:(\d+)", text.read())
-        if found:
-            return server, int(found.group(1))
-        time.sleep(0.1)
-    fail("the server did not listen")
+    """A server with room for every client, parked as long as a run takes; its log kept aside."""
+    try:
+        return benchlib.Server(binary, "--max-connections", str(2 * CLIENTS + 100), "--event-heartbeat", "120",
+                               "--max-wait", "120", *store, stderr=tempfile.TemporaryFile())
+    except RuntimeError as error:
+        fail(f"the server did not listen: {error}")
 
 
 def http(port, method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return response.read()
+    """The answer's bytes of a request on a fresh connection (`body` sent as JSON); an answer that is not 2xx stops the run."""
+    status, _, data = benchlib.fetch(port, method, path, None if body is None else json.dumps(body).encode())
+    if not 200 <= status < 300:
+        fail(f"{method} {path}: {status} {data[:200]!r}")
+    return data
 
 
 def metric(port, name):
     """The value of metric `name` (with its labels, if any: `name{...}`), summed over them."""
-    values = [float(line.split()[-1]) for line in http(port, "GET", "/metrics").decode().splitlines()
-              if line.startswith(name + " ") or line.startswith(name + "{")]
-    return sum(values) if values else None
+    return benchlib.metric(http(port, "GET", "/metrics"), name)
 
 
 def healthz_ms(port, probes=20):
+    """The median of `probes` GET /healthz, each on a fresh connection, in ms."""
     times = []
     for _ in range(probes):
         started = time.perf_counter()
@@ -83,12 +76,8 @@ def healthz_ms(port, probes=20):
     return statistics.median(times)
 
 
-def resident_kb(pid):
-    with open(f"/proc/{pid}/status") as status:
-        return int(next(line for line in status if line.startswith("VmRSS:")).split()[1])
-
-
 def open_clients(port, request):
+    """CLIENTS connections to `port`, each having sent `request`, non-blocking."""
     clients = []
     for _ in range(CLIENTS):
         client = socket.create_connection(("127.0.0.1", port))
@@ -99,6 +88,7 @@ def open_clients(port, request):
 
 
 def wait_parked(port, gauge):
+    """Returns once `gauge` counts CLIENTS; fails after 60 s."""
     deadline = time.time() + 60
     while time.time() < deadline:
         if metric(port, gauge) == CLIENTS:
@@ -146,24 +136,22 @@ def drain(clients, marker, timeout=30):
 
 def parked_memory_kb(binary, streams):
     """Resident memory per parked client (KB) that CLIENTS parked clients add to a fresh server."""
-    server, port = start_server(binary)
-    try:
+    with start_server(binary) as server:
+        port = server.port
         version = json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"]
-        idle = resident_kb(server.pid)
+        idle = server.rss_mb() * 1024
         path = f"/feeds/crowd/changes?since={version}" + ("" if streams else "&wait=120")
         accept = "Accept: text/event-stream\r\n" if streams else ""
         clients = open_clients(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}\r\n".encode())
         wait_parked(port, "batchdiff_event_streams" if streams else "batchdiff_long_polls_parked")
-        held = resident_kb(server.pid)
+        held = server.rss_mb() * 1024
         for client in clients:
             client.close()
         return (held - idle) / CLIENTS
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def fan_out(port, feed, version, streams):
+    """CLIENTS long polls (or streams) parked on `feed` at `version`, then one PUT: its Wake."""
     path = f"/feeds/{feed}/changes?since={version}" + ("" if streams else "&wait=120")
     accept = "Accept: text/event-stream\r\n" if streams else ""
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}\r\n".encode()
@@ -206,11 +194,6 @@ def settled(read, quiet=0.3, timeout=60):
     fail("the server's store calls did not settle")
 
 
-def spread(values, digits=0):
-    form = f"{{:.{digits}f}}"
-    return f"{form.format(statistics.median(values))} ({form.format(min(values))} to {form.format(max(values))})"
-
-
 def main():
     if len(sys.argv) != 2:
         fail("usage: bench-fanout.py <batchdiff binary>")
@@ -223,8 +206,8 @@ def main():
         return
     poll_kb = parked_memory_kb(sys.argv[1], streams=False)
     stream_kb = parked_memory_kb(sys.argv[1], streams=True)
-    server, port = start_server(sys.argv[1])
-    try:
+    with start_server(sys.argv[1]) as server:
+        port = server.port
         version = json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"]
         before = healthz_ms(port)
         polls, streams, ratios, health = [], [], [], []
@@ -238,15 +221,17 @@ def main():
             health += [poll.health, stream.health]
             print(f"run {run}: {CLIENTS} long polls answered {poll.ms:.0f} ms after the PUT's answer, "
                   f"{CLIENTS} streams {stream.ms:.0f} ms; /healthz meanwhile {poll.health:.2f} / {stream.health:.2f} ms", flush=True)
-        print(f"fanout: {CLIENTS} long polls on one feed, last answer after the PUT's answer: {spread(polls)} ms over {RUNS} runs")
-        print(f"fanout: {CLIENTS} event streams on one feed, last event after the PUT's answer: {spread(streams)} ms "
-              f"(goal <= 1000); streams / long polls {spread(ratios, 2)}")
-        print(f"fanout: resident memory each parked client adds to a fresh server: long poll {poll_kb:.1f} KB, "
-              f"event stream {stream_kb:.1f} KB")
-        print(f"fanout: /healthz median while parked {spread(health, 2)} ms (idle before: {before:.2f} ms; goal < 50)")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    benchlib.report("fanout", [
+        f"fanout: {CLIENTS} long polls on one feed, last answer after the PUT's answer: {spread(polls, 0)} ms over {RUNS} runs",
+        f"fanout: {CLIENTS} event streams on one feed, last event after the PUT's answer: {spread(streams, 0)} ms "
+        f"(goal <= 1000); streams / long polls {spread(ratios, 2)}",
+        f"fanout: resident memory each parked client adds to a fresh server: long poll {poll_kb:.1f} KB, "
+        f"event stream {stream_kb:.1f} KB",
+        f"fanout: /healthz median while parked {spread(health, 2)} ms (idle before: {before:.2f} ms; goal < 50)",
+    ], {"clients": CLIENTS, "runs": RUNS, "long_poll_ms": benchlib.distribution(polls),
+        "stream_ms": benchlib.distribution(streams), "streams_to_long_polls": benchlib.distribution(ratios),
+        "parked_long_poll_kb": poll_kb, "parked_stream_kb": stream_kb,
+        "healthz_ms_while_parked": benchlib.distribution(health), "healthz_ms_idle": before})
 
 
 def compare_stores(binary):
@@ -256,30 +241,37 @@ def compare_stores(binary):
     try:
         servers["postgres"] = start_server(binary, ["--store", cluster.uri])
         servers["memory"] = start_server(binary)
-        versions = {store: json.loads(http(port, "PUT", "/feeds/crowd", [0]))["version"] for store, (_, port) in servers.items()}
+        versions = {store: json.loads(http(server.port, "PUT", "/feeds/crowd", [0]))["version"] for store, server in servers.items()}
         wakes = {(store, streams): [] for store in servers for streams in (False, True)}
         for run in range(1, RUNS + 1):
             for streams in (False, True):
-                for store, (_, port) in servers.items():
-                    wake = fan_out(port, "crowd", versions[store], streams)
+                for store, server in servers.items():
+                    wake = fan_out(server.port, "crowd", versions[store], streams)
                     versions[store] = wake.version
                     wakes[store, streams].append(wake)
                     kind = "streams" if streams else "long polls"
                     print(f"run {run}: {store}: {CLIENTS} {kind} answered {wake.ms:.0f} ms after the PUT's answer; "
                           f"{wake.calls} store calls meanwhile; {wake.failed} not answered with the version", flush=True)
-        for streams in (False, True):
-            kind = "event streams" if streams else "long polls"
-            postgres, memory = wakes["postgres", streams], wakes["memory", streams]
-            print(f"fanout-postgres: {CLIENTS} {kind} on one feed, last answer after the PUT's answer: PostgreSQL "
-                  f"{spread([w.ms for w in postgres])} ms, memory {spread([w.ms for w in memory])} ms, PostgreSQL / memory "
-                  f"{spread([p.ms / m.ms for p, m in zip(postgres, memory)], 2)} (goal <= 1.5, and <= 1000 ms); "
-                  f"store calls during the wake {spread([w.calls for w in postgres])} (goal <= 50); "
-                  f"clients not answered with the version: {sum(w.failed for w in postgres)} (goal 0)")
     finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait(timeout=30)
+        for server in servers.values():
+            server.stop()
         cluster.close()
+    rows, figures = [], {"clients": CLIENTS, "runs": RUNS}
+    for streams in (False, True):
+        kind = "event streams" if streams else "long polls"
+        postgres, memory = wakes["postgres", streams], wakes["memory", streams]
+        ratios = [p.ms / m.ms for p, m in zip(postgres, memory)]
+        rows.append(f"fanout-postgres: {CLIENTS} {kind} on one feed, last answer after the PUT's answer: PostgreSQL "
+                    f"{spread([w.ms for w in postgres], 0)} ms, memory {spread([w.ms for w in memory], 0)} ms, PostgreSQL / memory "
+                    f"{spread(ratios, 2)} (goal <= 1.5, and <= 1000 ms); "
+                    f"store calls during the wake {spread([w.calls for w in postgres], 0)} (goal <= 50); "
+                    f"clients not answered with the version: {sum(w.failed for w in postgres)} (goal 0)")
+        figures[kind] = {"postgres_ms": benchlib.distribution([w.ms for w in postgres]),
+                         "memory_ms": benchlib.distribution([w.ms for w in memory]),
+                         "postgres_to_memory": benchlib.distribution(ratios),
+                         "store_calls": benchlib.distribution([w.calls for w in postgres]),
+                         "not_answered_with_the_version": sum(w.failed for w in postgres)}
+    benchlib.report("fanout-postgres", rows, figures)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A feed's writes and reads against POST /diff of the same pair (`make bench-feed`, part
-of `make bench`; release build).
+"""A feed's PUT and first uncached changes against POST /diff of the same pair.
+
+`make bench-feed`, also the last part of `make bench`; release build.
 
 One server (memory store); each run a fresh feed of ITEMS objects `{id, title, price}`,
 deleted at the end of its run:
@@ -12,9 +13,9 @@ Prints each run's times and ratios, then each ratio's median and spread over RUN
 (after one run that warms the server up).
 Goals (issue 12): keep each at most 1.2.
 """
-import http.client, json, os, random, re, signal, statistics, subprocess, sys, time
+import json, os, random, sys
 
-from benchlib import timed_request
+import benchlib
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
 ITEMS = int(os.environ.get("BENCH_ITEMS", "100000"))
@@ -24,10 +25,7 @@ GOAL = 1.2
 
 def request(conn, method, path, body=None):
     """The answer's bytes and the seconds from sending the request to the answer read."""
-    status, data, seconds = timed_request(conn, method, path, body)
-    if status not in (200, 204):
-        sys.exit(f"bench-feed: {method} {path}: {status} {data[:300]!r}")
-    return data, seconds
+    return benchlib.ok_request(conn, method, path, body, script="bench-feed", ok=(200, 204))
 
 
 def versions(seed):
@@ -45,19 +43,14 @@ def versions(seed):
 
 
 def diff_body(old, new):
+    """The body of POST /diff of `old` and `new` (JSON bytes)."""
     return b'{"old":' + old + b',"new":' + new + b"}"
 
 
 def main():
-    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
-                              stdout=subprocess.PIPE, text=True)
     put_ratios, changes_ratios = [], []
-    try:
-        listening = re.search(r":(\d+)$", server.stdout.readline().strip())
-        if not listening:
-            sys.exit(f"bench-feed: {BIN} did not start listening")
-        port = int(listening.group(1))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    with benchlib.Server(BIN) as server:
+        conn = server.connection(timeout=120)
         print(f"bench-feed: {ITEMS} objects a version, one in ten changed and 20 moved each, {RUNS} runs", flush=True)
         for run in range(-1, RUNS):  # run -1 warms the server up, and counts for nothing
             v1, v2, v3 = versions(run)
@@ -76,12 +69,11 @@ def main():
             print(f"run {run + 1}: PUT of v2 {put * 1000:.1f} ms, POST /diff v1 to v2 {post12 * 1000:.1f} ms: ratio {put / post12:.2f}; "
                   f"first changes?since=v1 (after v3) {changes * 1000:.1f} ms, POST /diff v1 to v3 {post13 * 1000:.1f} ms: "
                   f"ratio {changes / post13:.2f}", flush=True)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
-    spread = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f} to {max(values):.2f})"
-    print(f"feed PUT / POST /diff of the same pair: {spread(put_ratios)} over {RUNS} runs; goal at most {GOAL}")
-    print(f"first uncached changes / POST /diff of the same pair: {spread(changes_ratios)} over {RUNS} runs; goal at most {GOAL}")
+    benchlib.report("feed", [
+        f"feed PUT / POST /diff of the same pair: {benchlib.spread(put_ratios)} over {RUNS} runs; goal at most {GOAL}",
+        f"first uncached changes / POST /diff of the same pair: {benchlib.spread(changes_ratios)} over {RUNS} runs; goal at most {GOAL}",
+    ], {"items": ITEMS, "runs": RUNS, "goal": GOAL, "put_to_diff": benchlib.distribution(put_ratios),
+        "changes_to_diff": benchlib.distribution(changes_ratios)})
 
 
 if __name__ == "__main__":

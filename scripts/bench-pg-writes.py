@@ -18,9 +18,9 @@ random row, `v` set to the request's number, each wrk thread its own random rows
 feed's writes taking turns: what a big
 feed's writes a second cost when each version is stored as its change.
 """
-import json, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
+import json, os, re, shutil, sys, tempfile
 
-from benchlib import Cluster, free_port
+import benchlib
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 THREADS = int(os.environ.get("THREADS", "2"))
@@ -78,65 +78,41 @@ end
 """.replace("BIG_FEEDS", str(BIG_FEEDS)).replace("BIG_ROWS", str(BIG_ROWS))
 
 
-def create_big_feeds(port):
+def create_big_feeds(server):
     """PUTs the big feeds' first versions."""
     body = json.dumps([{"id": row, "title": f"row {row}", "v": 0} for row in range(BIG_ROWS)]).encode()
     for feed in range(BIG_FEEDS):
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/feeds/big-{feed}?idKey=id", data=body, method="PUT",
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=120) as answer:
-            answer.read()
+        status, _, answer = benchlib.fetch(server.port, "PUT", f"/feeds/big-{feed}?idKey=id", body, timeout=120)
+        if status != 200:
+            sys.exit(f"bench-pg-writes: PUT /feeds/big-{feed}: {status} {answer[:200]!r}")
 
 
-def serve(*arguments):
-    port = free_port()
-    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", *arguments],
-                              stdout=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
-                if answer.status == 200:
-                    return server, port
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    sys.exit("bench-pg-writes: the server did not get ready")
-
-
-def load(port, script):
+def load(server, script):
     """wrk's requests a second and the number of answers other than 200."""
-    done = subprocess.run(["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "-s", script, f"http://127.0.0.1:{port}"],
-                          capture_output=True, text=True, check=True)
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", done.stdout).group(1))
-    failed = int(re.search(r"non-200: (\d+)", done.stdout).group(1))
-    return rate, failed
+    rate, output = benchlib.wrk(server.url(), script, THREADS, CONNECTIONS, SECONDS)
+    return rate, int(re.search(r"non-200: (\d+)", output).group(1))
 
 
 def main():
-    if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
+    if shutil.which("wrk") is None:
         sys.exit("bench-pg-writes: wrk is not installed: run make deps-loadtest")
     scripts = {}
     for workload, text in (("small", LUA), ("big", BIG_LUA)):
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
             file.write(text)
             scripts[workload] = file.name
-    cluster = Cluster()
+    cluster = benchlib.Cluster()
     rates = {(workload, store): [] for workload in scripts for store in ("postgres", "memory")}
     try:
         for run in range(RUNS):
             for workload, script in scripts.items():
                 database = f"writes_{workload}_{run}"
                 cluster.query("postgres", f"CREATE DATABASE {database}")
-                for store, flags in (("postgres", ["--store", cluster.uri.rsplit("/", 1)[0] + f"/{database}"]), ("memory", [])):
-                    server, port = serve(*flags)
-                    try:
+                for store, flags in (("postgres", ["--store", cluster.database_uri(database)]), ("memory", [])):
+                    with benchlib.Server(BIN, *flags, timeout=30) as server:
                         if workload == "big":
-                            create_big_feeds(port)
-                        rate, failed = load(port, script)
-                    finally:
-                        server.terminate()
-                        server.wait(timeout=30)
+                            create_big_feeds(server)
+                        rate, failed = load(server, script)
                     if failed:
                         sys.exit(f"bench-pg-writes: {failed} answers other than 200 from the {store} store ({workload} feeds)")
                     rates[workload, store].append(rate)
@@ -146,16 +122,20 @@ def main():
         for script in scripts.values():
             os.unlink(script)
 
-    def spread(values, digits=0):
-        return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f} to {max(values):,.{digits}f})"
-
+    rows, figures = [], {"threads": THREADS, "connections": CONNECTIONS, "seconds": SECONDS, "feeds": FEEDS, "runs": RUNS,
+                         "big_feeds": BIG_FEEDS, "big_rows": BIG_ROWS}
     for workload, title in (("small", f"{FEEDS:,} feeds a thread of 20 rows, a one-row change a PUT"),
                             ("big", f"{BIG_FEEDS} feeds of {BIG_ROWS:,} rows, a one-row PATCH each write")):
         postgres, memory = rates[workload, "postgres"], rates[workload, "memory"]
-        print(f"\n{title}, wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, median of {RUNS} (min to max):")
-        print(f"  PostgreSQL: {spread(postgres)} writes a second")
-        print(f"  memory:     {spread(memory)} writes a second")
-        print(f"  PostgreSQL / memory: {spread([p / m for p, m in zip(postgres, memory)], 2)}")
+        ratios = [p / m for p, m in zip(postgres, memory)]
+        rows += ["", f"{title}, wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, median of {RUNS} (min to max):",
+                 f"  PostgreSQL: {benchlib.spread(postgres, 0, comma=True)} writes a second",
+                 f"  memory:     {benchlib.spread(memory, 0, comma=True)} writes a second",
+                 f"  PostgreSQL / memory: {benchlib.spread(ratios, 2, comma=True)}"]
+        figures[workload] = {"postgres_writes_a_second": benchlib.distribution(postgres),
+                             "memory_writes_a_second": benchlib.distribution(memory),
+                             "postgres_to_memory": benchlib.distribution(ratios)}
+    benchlib.report("pg-writes", rows, figures)
 
 
 if __name__ == "__main__":

@@ -9,21 +9,16 @@ as a multiple of the body's size, over several runs (median, min to max):
 Usage: scripts/bench-request-memory.py [BINARY] (default .build/release/batchdiff);
 RUNS (default 3).
 """
-import http.client, json, os, random, statistics, subprocess, sys, time
+import json, os, random, statistics, subprocess, sys, time
+
+import benchlib
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 RUNS = int(os.environ.get("RUNS", "3"))
 
 
-def peak_mb(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM")
-
-
 def workloads():
+    """(name, body of POST /diff) of each workload."""
     zeros = ",".join(["0"] * 7_000_000)
     yield "zeros, 7,000,000 a side", ('{"old":[' + zeros + '],"new":[' + zeros + "]}").encode()
     rng = random.Random(1)
@@ -36,25 +31,29 @@ def workloads():
 
 
 def one_request(body):
-    server = subprocess.Popen([BINARY, "serve", "--port", "0", "--body-limit", str(64 << 20), "--log-level", "warning"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        port = int(server.stdout.readline().decode().rsplit(":", 1)[1])
-        before = peak_mb(server.pid)
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    """On a fresh server, one POST /diff of `body`: (peak memory growth / body size, seconds)."""
+    with benchlib.Server(BINARY, "--body-limit", str(64 << 20), stderr=subprocess.DEVNULL) as server:
+        before = server.peak_mb()
+        connection = server.connection(timeout=300)
         started = time.time()
         connection.request("POST", "/diff", body, {"Content-Type": "application/json"})
         response = connection.getresponse()
         response.read()
         assert response.status == 200, response.status
-        return (peak_mb(server.pid) - before) * 1048576 / len(body), time.time() - started
-    finally:
-        server.terminate()
-        server.wait()
+        return (server.peak_mb() - before) * 1048576 / len(body), time.time() - started
 
 
-for name, body in workloads():
-    results = [one_request(body) for _ in range(RUNS)]
-    factors = [factor for factor, _ in results]
-    print(f"{name}, {len(body) / 1e6:.1f} MB body: peak memory grows by {statistics.median(factors):.1f}x the body "
-          f"({min(factors):.1f} to {max(factors):.1f} over {RUNS} runs), request {statistics.median(t for _, t in results):.2f} s")
+def main():
+    rows, figures = [], {"runs": RUNS}
+    for name, body in workloads():
+        results = [one_request(body) for _ in range(RUNS)]
+        factors = [factor for factor, _ in results]
+        seconds = statistics.median(t for _, t in results)
+        rows.append(f"{name}, {len(body) / 1e6:.1f} MB body: peak memory grows by "
+                    f"{benchlib.spread(factors, 1, unit='x the body', note=f' over {RUNS} runs')}, request {seconds:.2f} s")
+        figures[name] = {"body_mb": len(body) / 1e6, "growth_to_body": benchlib.distribution(factors), "request_seconds": seconds}
+    benchlib.report("request-memory", rows, figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""`make bench`'s runs: the differ benchmark and the whole POST /diff, RUNS times each
+"""The differ benchmark and the whole POST /diff, run after run: each figure's median and spread.
+
+`make bench`'s runs: the differ benchmark and the whole POST /diff, RUNS times each
 (default 3), their output as it comes, then each figure's median and spread over the runs.
 
     scripts/bench-runs.py BENCHMARK_BINARY SERVER_BINARY
@@ -9,7 +11,9 @@ difference(from:) for the differ, Foundation's JSONSerialization parse of the sa
 for the request); the summary lines come after the benchmark's own lines, which stay as
 they are.
 """
-import os, re, statistics, subprocess, sys
+import os, re, subprocess, sys
+
+import benchlib
 
 RUNS = int(os.environ.get("BENCH_REPEATS", "3"))
 
@@ -51,17 +55,20 @@ def main():
         runs.append(figures(run([benchmark]) + run([benchmark, "e2e", server])))
     print()
     workloads = list(dict.fromkeys(key[0] for key in runs[0]))
+    rows, summary = [], {"runs": len(runs)}
     for workload in workloads:
         parts = []
+        summary[workload] = {}
         for figure in ("batchdiff", "request", "stdlib", "parse only", "ratio"):
-            values = sorted(run[(workload, figure)] for run in runs if (workload, figure) in run)
+            values = [run[(workload, figure)] for run in runs if (workload, figure) in run]
             if not values:
                 continue
             unit = "" if figure == "ratio" else " ms"
-            form = "{:.4f}" if figure == "ratio" and values[-1] < 0.1 else "{:.2f}"
-            median = form.format(statistics.median(values))
-            parts.append(f"{figure} {median}{unit} ({form.format(values[0])} to {form.format(values[-1])})")
-        print(f"summary {workload}: " + ", ".join(parts) + f"; median and spread over {len(runs)} runs", flush=True)
+            digits = 4 if figure == "ratio" and max(values) < 0.1 else 2
+            parts.append(f"{figure} {benchlib.spread(values, digits, unit)}")
+            summary[workload][figure if figure == "ratio" else f"{figure} ms"] = benchlib.distribution(values)
+        rows.append(f"summary {workload}: " + ", ".join(parts) + f"; median and spread over {len(runs)} runs")
+    benchlib.report("runs", rows, summary)
 
 
 if __name__ == "__main__":

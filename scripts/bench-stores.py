@@ -9,24 +9,20 @@ the old version read from the store and diffed). Prints the median time of each,
 ratio to the memory store's in the same run; with RUNS runs, the median ratio and its
 spread. Goals (issue 11): SQLite at most 2x memory, PostgreSQL at most 3x.
 """
-import http.client, json, os, random, re, shutil, signal, statistics, subprocess, sys, tempfile, time
+import json, os, random, shutil, statistics, sys, tempfile
 
-from benchlib import Cluster
+import benchlib
 
-BIN = os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BATCHDIFF_BIN", ".build/release/batchdiff")
 ITEMS = int(os.environ.get("BENCH_ITEMS", "10000"))
 VERSIONS = int(os.environ.get("BENCH_VERSIONS", "30"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+GOALS = {"sqlite": 2.0, "postgres": 3.0}
 
 
 def request(conn, method, path, body=None):
-    start = time.perf_counter()
-    conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
-    response = conn.getresponse()
-    data = response.read()
-    if response.status != 200:
-        sys.exit(f"bench-stores: {method} {path}: {response.status} {data[:300]!r}")
-    return data, time.perf_counter() - start
+    """The answer's bytes and its seconds; any status but 200 stops the benchmark."""
+    return benchlib.ok_request(conn, method, path, body, script="bench-stores")
 
 
 def snapshots():
@@ -44,19 +40,8 @@ def snapshots():
 
 def measure(store):
     """Median PUT and uncached `changes` times (seconds) on one server with `store`."""
-    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning",
-                               "--store", store, "--max-versions", str(VERSIONS + 2)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        for _ in range(100):  # a PostgreSQL store connects in the background
-            conn.request("GET", "/readyz")
-            response = conn.getresponse()
-            response.read()
-            if response.status == 200:
-                break
-            time.sleep(0.1)
+    with benchlib.Server(BIN, "--store", store, "--max-versions", str(VERSIONS + 2)) as server:
+        conn = server.connection(timeout=60)
         puts, versions = [], []
         for body in snapshots():
             answer, seconds = request(conn, "PUT", "/feeds/bench", body)
@@ -64,15 +49,13 @@ def measure(store):
             versions.append(json.loads(answer)["version"])
         changes = [request(conn, "GET", f"/feeds/bench/changes?since={v}")[1] for v in versions[1:-1]]
         return statistics.median(puts[1:]), statistics.median(changes)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
 
 
 def main():
-    cluster = Cluster()
+    cluster = benchlib.Cluster()
     work = tempfile.mkdtemp(prefix="batchdiff-bench-sqlite-")
     ratios = {"sqlite": ([], []), "postgres": ([], [])}
+    times_ms = {name: {"put": [], "changes": []} for name in ("memory", "sqlite", "postgres")}
     try:
         for run in range(RUNS):
             # A fresh database each run: the same work on the same empty store.
@@ -81,11 +64,13 @@ def main():
             stores = {
                 "memory": "memory",
                 "sqlite": f"sqlite:{work}/feeds-{run}.db",
-                "postgres": cluster.uri.rsplit("/", 1)[0] + f"/{database}",
+                "postgres": cluster.database_uri(database),
             }
             times = {name: measure(store) for name, store in stores.items()}
             base_put, base_changes = times["memory"]
             for name, (put, changes) in times.items():
+                times_ms[name]["put"].append(put * 1000)
+                times_ms[name]["changes"].append(changes * 1000)
                 line = f"run {run + 1}: {name:8} PUT {put * 1000:7.2f} ms  uncached changes {changes * 1000:7.2f} ms"
                 if name != "memory":
                     ratios[name][0].append(put / base_put)
@@ -95,11 +80,14 @@ def main():
     finally:
         cluster.close()
         shutil.rmtree(work, ignore_errors=True)
-    goals = {"sqlite": 2.0, "postgres": 3.0}
-    for name, (put, changes) in ratios.items():
-        spread = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
-        print(f"{name} vs memory, {ITEMS} items, median of {RUNS} runs (spread): PUT {spread(put)}, "
-              f"uncached changes {spread(changes)}; goal at most {goals[name]:.0f}x")
+    spread = benchlib.spread
+    rows = [f"{name} vs memory, {ITEMS} items, median of {RUNS} runs (spread): PUT {spread(put)}, "
+            f"uncached changes {spread(changes)}; goal at most {GOALS[name]:.0f}x" for name, (put, changes) in ratios.items()]
+    figures = {"items": ITEMS, "versions": VERSIONS, "runs": RUNS, "goals": GOALS,
+               "ms": {name: {kind: benchlib.distribution(values) for kind, values in kinds.items()} for name, kinds in times_ms.items()},
+               "ratio_to_memory": {name: {"put": benchlib.distribution(put), "changes": benchlib.distribution(changes)}
+                                   for name, (put, changes) in ratios.items()}}
+    benchlib.report("stores", rows, figures)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ largest answer in bytes (goal under 16 KB). STORE=sqlite runs the servers on a S
 the ratios' median and spread (min to max) at the end. Python 3 standard library only; all
 traffic on 127.0.0.1.
 """
-import http.client, json, os, random, statistics, subprocess, sys, tempfile, time
+import json, os, random, statistics, sys, tempfile, time
 
-from benchlib import free_port, ok_request
+import benchlib
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
 ROWS_SMALL = int(os.environ.get("ROWS_SMALL", "1000"))
@@ -44,19 +44,15 @@ FIGURES = ["first window", "deep page", "window write", "window behind", "window
 
 def call(conn, method, path, data=None):
     """The answer and its seconds; any status but 200 stops the benchmark."""
-    return ok_request(conn, method, path, data, script="bench-windows")
+    return benchlib.ok_request(conn, method, path, data, script="bench-windows")
 
 
 def measure(rows):
     """Each figure's median seconds and largest answer, on a fresh server with a feed of `rows` rows."""
-    port = free_port()
-    directory = tempfile.TemporaryDirectory(prefix="bench-windows-")
-    store = ["--store", f"sqlite:{directory.name}/feeds.db"] if STORE == "sqlite" else []
-    server = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-                               "--body-limit", "268435456", "--max-feed-memory", "8589934592"] + store, stdout=subprocess.PIPE, text=True)
-    try:
-        server.stdout.readline()
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    with tempfile.TemporaryDirectory(prefix="bench-windows-") as directory, \
+            benchlib.Server(BIN, "--body-limit", "268435456", "--max-feed-memory", "8589934592",
+                            *(["--store", f"sqlite:{directory}/feeds.db"] if STORE == "sqlite" else [])) as server:
+        conn = server.connection(timeout=600)
         data = [{"id": i, "title": f"row {i}", "v": 0} for i in range(rows)]
         answer, _ = call(conn, "PUT", "/feeds/big", json.dumps(data, separators=(",", ":")).encode())
         first = version = json.loads(answer)["version"]
@@ -92,26 +88,30 @@ def measure(rows):
             window = json.loads(timed("window put", f"/feeds/big/changes?since={before}&offset=0&limit=50"))
             assert window["to"] == version and window["total"]["new"] == rows, window
         return {figure: (statistics.median(times[figure]), largest[figure]) for figure in FIGURES}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        directory.cleanup()
 
 
 def main():
     ratios = {figure: [] for figure in FIGURES}
+    figures = {"rows_small": ROWS_SMALL, "rows_big": ROWS_BIG, "samples": SAMPLES, "put_samples": PUT_SAMPLES,
+               "put_pause": PUT_PAUSE, "runs": RUNS, "store": STORE, "goal": 2,
+               "figures": {figure: {"small_ms": [], "big_ms": [], "largest_answer_bytes": 0} for figure in FIGURES}}
     for run in range(RUNS):
         small, big = measure(ROWS_SMALL), measure(ROWS_BIG)
         for figure in FIGURES:
             ratio = big[figure][0] / small[figure][0]
             ratios[figure].append(ratio)
+            kept = figures["figures"][figure]
+            kept["small_ms"].append(small[figure][0] * 1000)
+            kept["big_ms"].append(big[figure][0] * 1000)
+            kept["largest_answer_bytes"] = max(kept["largest_answer_bytes"], small[figure][1], big[figure][1])
             print(f"run {run + 1}: {figure:13}  {ROWS_SMALL:,} rows {small[figure][0] * 1000:.3f} ms, "
                   f"{ROWS_BIG:,} rows {big[figure][0] * 1000:.3f} ms: ratio {ratio:.2f}; "
                   f"largest answer {max(small[figure][1], big[figure][1]):,} bytes", flush=True)
     for figure in FIGURES:
-        values = ratios[figure]
-        print(f"{figure}: {ROWS_BIG:,} / {ROWS_SMALL:,} rows, median of {RUNS} runs (spread): "
-              f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f}); goal at most 2")
+        figures["figures"][figure]["ratio"] = benchlib.distribution(ratios[figure])
+    rows = [f"{figure}: {ROWS_BIG:,} / {ROWS_SMALL:,} rows, median of {RUNS} runs (spread): "
+            f"{benchlib.spread(ratios[figure])}; goal at most 2" for figure in FIGURES]
+    benchlib.report("windows" if STORE == "memory" else f"windows-{STORE}", rows, figures)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
   sectioned   the same on sectioned feeds: SECTIONS_SMALL sections of ROWS_SMALL/SECTIONS_SMALL
               rows and SECTIONS_BIG of ROWS_BIG/SECTIONS_BIG, one random row of a random section
               upserted each time (every answer carries each section's row counts).
-  memory      resident memory (VmRSS) and batchdiff_feed_bytes per one-row version of a
+  memory      resident memory and batchdiff_feed_bytes per one-row version of a
               ROWS_BIG-row feed, by PATCH and by PUT (memory store, --max-versions 64): the
               feed, 5 warm-up versions, a reading, VERSIONS_MEM more versions, a reading
               (each after a GET /metrics and 1 s); growth / VERSIONS_MEM.
@@ -40,8 +40,9 @@ Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES
 VERSIONS_MEM 20 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
 BUSY_ROWS 100000, BUSY_PUTS 100, SECTIONS_SMALL 10, SECTIONS_BIG 1000. Python 3 standard library only; all traffic on 127.0.0.1.
 """
-import functools, http.client, os, random, re, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, threading, time, uuid
+import functools, os, random, shutil, socket, sqlite3, statistics, subprocess, sys, tempfile, time, uuid
 
+import benchlib
 from benchlib import Cluster, timed_request
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/batchdiff"
@@ -72,71 +73,28 @@ class NoPatch(Exception):
     """The binary answers PATCH with 405: it has none."""
 
 
-class Server:
-    """`BIN serve` on a free loopback port, as a context manager: stopped by SIGTERM at the end."""
+def serve(*flags):
+    """`BIN serve FLAGS` (benchlib.Server), stopped by SIGTERM at the end of its `with` block."""
+    try:
+        return benchlib.Server(BIN, *flags, stop_timeout=120)
+    except RuntimeError as error:
+        sys.exit(f"bench-writes: {error}")
 
-    def __init__(self, *flags):
-        self.process = subprocess.Popen([BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *flags],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-        watchdog = threading.Timer(60, self.process.kill)
-        watchdog.start()
-        try:
-            for line in self.process.stdout:
-                listening = re.search(r"batchdiff listening on http://127\.0\.0\.1:(\d+)", line)
-                if listening:
-                    break
-            else:
-                self.stop()
-                sys.exit(f"bench-writes: {BIN} {' '.join(flags)} did not start listening")
-        finally:
-            watchdog.cancel()
-        self.port = int(listening.group(1))
-        threading.Thread(target=self.process.stdout.read, daemon=True).start()
-        for _ in range(300):  # a PostgreSQL store connects in the background
-            if self.process.poll() is not None:
-                sys.exit(f"bench-writes: {BIN} {' '.join(flags)} exited with {self.process.returncode}")
-            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-            try:
-                conn.request("GET", "/readyz")
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            finally:
-                conn.close()
-            time.sleep(0.1)
 
-    def __enter__(self):
-        return self
+def connect(server):
+    """A keep-alive connection, without Nagle's delay."""
+    conn = server.connection(timeout=TIMEOUT)
+    conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
 
-    def __exit__(self, *exception):
-        self.stop()
 
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def connect(self):
-        """A keep-alive connection, without Nagle's delay."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
-        conn.connect()
-        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return conn
-
-    def reading(self, conn):
-        """(VmRSS in KB, batchdiff_feed_bytes) after a GET /metrics and a second's settle."""
-        call(conn, "GET", "/metrics")
-        time.sleep(1)
-        with open(f"/proc/{self.process.pid}/status") as status:
-            rss = int(re.search(r"^VmRSS:\s+(\d+) kB", status.read(), re.M).group(1))
-        metrics = call(conn, "GET", "/metrics")[0].decode()
-        feed_bytes = sum(float(sample) for sample in re.findall(r"^batchdiff_feed_bytes(?:\{[^}]*\})? (\S+)$", metrics, re.M))
-        return rss, feed_bytes
+def reading(server, conn):
+    """(Resident memory in KB, batchdiff_feed_bytes) after a GET /metrics and a second's settle."""
+    call(conn, "GET", "/metrics")
+    time.sleep(1)
+    rss = server.rss_mb() * 1024
+    return rss, benchlib.metric(call(conn, "GET", "/metrics")[0], "batchdiff_feed_bytes") or 0
 
 
 def call(conn, method, path, body=None):
@@ -190,10 +148,10 @@ def patch_time(run, store=()):
     """Median PATCH latency (seconds) on the small feed and on the big one (`store`: the server's store flags)."""
     rng = random.Random(run)
     medians = []
-    with Server(*BIG, *store) as server:
+    with serve(*BIG, *store) as server:
         for name, count in (("small", ROWS_SMALL), ("big", ROWS_BIG)):
             feed, path = Feed.numbered(count), f"/feeds/{name}"
-            conn = server.connect()
+            conn = connect(server)
             call(conn, "PUT", path, feed.body())
             for _ in range(WARM_UP):
                 feed.write(conn, path, "PATCH", rng)
@@ -207,14 +165,14 @@ def sectioned_patch_time(run):
     ROWS_SMALL/SECTIONS_SMALL rows, and SECTIONS_BIG of ROWS_BIG/SECTIONS_BIG."""
     rng = random.Random(run)
     medians = []
-    with Server(*BIG) as server:
+    with serve(*BIG) as server:
         for name, sections, count in (("small", SECTIONS_SMALL, ROWS_SMALL), ("big", SECTIONS_BIG, ROWS_BIG)):
             per = count // sections
             text = lambda s, r, v: '{"id":%d,"title":"row %d","v":%d}' % (s * per + r, r, v)
             body = '{"sections":[%s]}' % ",".join(
                 '{"id":"s%d","title":"Section %d","items":[%s]}' % (s, s, ",".join(text(s, r, 0) for r in range(per)))
                 for s in range(sections))
-            conn, path = server.connect(), f"/feeds/sectioned-{name}"
+            conn, path = connect(server), f"/feeds/sectioned-{name}"
             call(conn, "PUT", path, body.encode())
             times = []
             for step in range(WARM_UP + PATCHES):
@@ -230,15 +188,15 @@ def memory(run, method):
     """Growth of resident memory (KB) and of batchdiff_feed_bytes (KB) per one-row version."""
     rng = random.Random(run)
     feed, path = Feed.numbered(ROWS_BIG), "/feeds/big"
-    with Server(*BIG, *KEEP) as server:
-        conn = server.connect()
+    with serve(*BIG, *KEEP) as server:
+        conn = connect(server)
         call(conn, "PUT", path, feed.body())
         for _ in range(WARM_UP):
             feed.write(conn, path, method, rng)
-        rss, feed_bytes = server.reading(conn)
+        rss, feed_bytes = reading(server, conn)
         for _ in range(VERSIONS_MEM):
             feed.write(conn, path, method, rng)
-        rss_after, feed_bytes_after = server.reading(conn)
+        rss_after, feed_bytes_after = reading(server, conn)
     return (rss_after - rss) / VERSIONS_MEM, (feed_bytes_after - feed_bytes) / 1024 / VERSIONS_MEM
 
 
@@ -248,11 +206,11 @@ def store_growth(run, store, size, method):
     rng = random.Random(run)
     feed, path = Feed.numbered(ROWS_STORE), "/feeds/stored"
     flags = ["--store", store, BIG[0], BIG[1], *KEEP]
-    with Server(*flags) as server:
-        call(server.connect(), "PUT", path, feed.body())
+    with serve(*flags) as server:
+        call(connect(server), "PUT", path, feed.body())
     before = size()
-    with Server(*flags) as server:
-        conn = server.connect()
+    with serve(*flags) as server:
+        conn = connect(server)
         for _ in range(STORE_VERSIONS):
             feed.write(conn, path, method, rng)
     return [(after - earlier) / STORE_VERSIONS for after, earlier in zip(size(), before)]
@@ -272,16 +230,15 @@ def busy(run):
     GET /metrics, batchdiff_feed_bytes (KB), and the PUTs' median time (ms)."""
     rng = random.Random(run)
     feed = Feed(['"%s"' % uuid.UUID(int=rng.getrandbits(128), version=4) for _ in range(BUSY_ROWS)])
-    with Server() as server:
-        conn = server.connect()
+    with serve() as server:
+        conn = connect(server)
         times = []
         for _ in range(BUSY_PUTS):
             for index in rng.sample(range(BUSY_ROWS), BUSY_ROWS // 10):
                 feed.bump(index)
             times.append(call(conn, "PUT", "/feeds/busy", feed.body())[1] * 1000)
-        with open(f"/proc/{server.process.pid}/status") as status:
-            at_end = int(re.search(r"^VmRSS:\s+(\d+) kB", status.read(), re.M).group(1))
-        rss, feed_bytes = server.reading(conn)
+        at_end = server.rss_mb() * 1024
+        rss, feed_bytes = reading(server, conn)
     return at_end, rss, feed_bytes / 1024, statistics.median(times)
 
 
@@ -299,10 +256,12 @@ def busy_rows():
 
 # --- runs and the table -------------------------------------------------------------------------
 
+FIGURES = {}  # each measurement's values by run, for the JSON report: {name: {label: distribution}}
+
+
 def spread(values, unit, digits=2):
-    if values is None:
-        return "n/a (no PATCH)"
-    return f"{statistics.median(values):.{digits}f} {unit} ({min(values):.{digits}f} to {max(values):.{digits}f})"
+    """`median unit (min to max)`, or `n/a (no PATCH)` for a figure the binary could not give."""
+    return "n/a (no PATCH)" if values is None else benchlib.spread(values, digits, f" {unit}")
 
 
 def repeat(name, measure, labels):
@@ -313,10 +272,12 @@ def repeat(name, measure, labels):
             figures = measure(run)
         except NoPatch:
             print(f"{name}, run {run + 1}: n/a (no PATCH: the binary answers 405)", flush=True)
+            FIGURES[name] = dict.fromkeys(labels)
             return [None for _ in labels]
         for value, figure in zip(values, figures):
             value.append(figure)
         print(f"{name}, run {run + 1}: " + ", ".join(f"{label} {figure:.2f}" for label, figure in zip(labels, figures)), flush=True)
+    FIGURES[name] = {label: benchlib.distribution(value) for label, value in zip(labels, values)}
     return values
 
 
@@ -330,7 +291,7 @@ def main():
           f"ROWS_STORE {ROWS_STORE:,}, STORE_VERSIONS {STORE_VERSIONS}, BUSY_ROWS {BUSY_ROWS:,}, BUSY_PUTS {BUSY_PUTS}", flush=True)
     table = []
     if os.environ.get("BENCH_ONLY") == "busy":
-        return print_table(busy_rows())
+        return print_table(busy_rows(), "writes-busy")
 
     def latencies(label, small, big):
         table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed{label}, median latency", spread(small, "ms", 3)))
@@ -378,7 +339,7 @@ def main():
                 database = f"bench_{method.lower()}_{run}"
                 cluster.query("postgres", f"CREATE DATABASE {database}")
                 size = lambda: (int(cluster.query(database, STORE_SIZE_SQL)), int(cluster.query(database, STORE_KEPT_SQL)))
-                return [bytes / 1024 for bytes in store_growth(run, cluster.uri.rsplit("/", 1)[0] + f"/{database}", size, method)]
+                return [bytes / 1024 for bytes in store_growth(run, cluster.database_uri(database), size, method)]
             growth, kept = repeat(f"PostgreSQL growth per version by {method} (KB)", postgres, ["tables", "bodies"])
             table.append((f"PostgreSQL growth per one-row version by {method}, {ROWS_STORE:,} rows", spread(growth, "KB", 1)))
             table.append((f"PostgreSQL bytes of versions' bodies per one-row version by {method}, {ROWS_STORE:,} rows", spread(kept, "KB", 2)))
@@ -389,14 +350,18 @@ def main():
 
     table += busy_rows()
 
-    print_table(table)
+    print_table(table, "writes")
 
 
-def print_table(table):
-    print(f"\n{os.path.basename(BIN)}, median of {RUNS} run{'s' * (RUNS != 1)} (min to max):")
+def print_table(table, name):
+    """Prints the table, a line a figure under a heading, as the report `name`."""
+    print()
     width = max(len(label) for label, _ in table)
-    for label, figure in table:
-        print(f"{label.ljust(width)}  {figure}")
+    benchlib.report(name, [f"{os.path.basename(BIN)}, median of {RUNS} run{'s' * (RUNS != 1)} (min to max):"] +
+                    [f"{label.ljust(width)}  {figure}" for label, figure in table],
+                    {"runs": RUNS, "rows_small": ROWS_SMALL, "rows_big": ROWS_BIG, "patches": PATCHES, "versions_mem": VERSIONS_MEM,
+                     "rows_store": ROWS_STORE, "store_versions": STORE_VERSIONS, "busy_rows": BUSY_ROWS, "busy_puts": BUSY_PUTS,
+                     "sections_small": SECTIONS_SMALL, "sections_big": SECTIONS_BIG, "figures": FIGURES})
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@
 Usage: scripts/hardening-figures.py BINARY [--only NAME ...]
 
 Run it once against an old build and once against a new build and compare the lines. Each
-scenario starts its own server (`BINARY serve --host 127.0.0.1 --port 0 --log-level warning ...`),
-reads the port from its `batchdiff listening on http://127.0.0.1:PORT` line, and kills it at the
-end. All traffic stays on 127.0.0.1; every loop is bounded in count and time. One line is
+scenario starts its own server (`BINARY serve --host 127.0.0.1 --port 0 --log-level warning ...`,
+benchlib.Server), reads the port from its `batchdiff listening on http://127.0.0.1:PORT` line, and
+stops it at the end. All traffic stays on 127.0.0.1; every loop is bounded in count and time. One line is
 printed per figure (`NAME: ...`), or `NAME: failed: <reason>`.
 
 Scenarios:
@@ -22,121 +22,37 @@ Scenarios:
   pretty-streams  1000 event streams of a 4.x MB pretty-printed feed that never read, then one
                   PUT: how long it takes and how much the resident memory grows.
 
-Resident memory is VmRSS from /proc/PID/status. Python 3 standard library only.
+Resident memory is read by benchlib (from /proc/PID/status). Python 3 standard library only.
 """
 import argparse
 import gzip
 import http.client
 import json
 import os
-import re
 import resource
-import select
 import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
+
+import benchlib
 
 HOST = "127.0.0.1"
 BIG_BODY_LIMIT = "67108864"
 SCENARIOS = ["etag-rmw", "slow-readers", "health-slots", "max-changes", "pretty-streams"]
+FIGURES = {}  # each scenario's figures, for the JSON report
 
 
 # --- server and HTTP helpers -------------------------------------------------------------------
 
-class Server:
-    """One `batchdiff serve` process on a free port; `stop()` kills it."""
-
-    def __init__(self, binary, *extra, startup_timeout=30):
-        self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            [binary, "serve", "--host", HOST, "--port", "0", "--log-level", "warning", *extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.pid = self.process.pid
-        self.port = None
-        deadline = time.monotonic() + startup_timeout
-        buffered = b""
-        try:
-            while self.port is None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise RuntimeError(f"no 'listening' line within {startup_timeout} s{self.stderr_tail()}")
-                ready, _, _ = select.select([self.process.stdout], [], [], min(remaining, 0.5))
-                if not ready:
-                    if self.process.poll() is not None:
-                        raise RuntimeError(f"server exited with {self.process.returncode}{self.stderr_tail()}")
-                    continue
-                chunk = os.read(self.process.stdout.fileno(), 4096)
-                if not chunk:
-                    self.process.wait(timeout=5)
-                    raise RuntimeError(f"server exited with {self.process.returncode}{self.stderr_tail()}")
-                buffered += chunk
-                match = re.search(rb"listening on http://[^\s:]+:(\d+)", buffered)
-                if match:
-                    self.port = int(match.group(1))
-        except BaseException:
-            self.stop()
-            raise
-        # Keep draining stdout so that the server never blocks on a full pipe.
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        try:
-            while os.read(self.process.stdout.fileno(), 65536):
-                pass
-        except OSError:
-            pass
-
-    def stderr_tail(self):
-        try:
-            self.stderr.seek(0)
-            text = self.stderr.read().decode("utf-8", "replace").strip()
-        except Exception:
-            return ""
-        return f" (stderr: {text[-300:]})" if text else ""
-
-    def rss_mb(self):
-        with open(f"/proc/{self.pid}/status") as status:
-            return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1)) / 1024
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            self.process.stdout.close()
-        except Exception:
-            pass
-        self.stderr.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-        return False
+def serve(binary, *extra):
+    """One `batchdiff serve` process (benchlib.Server), its stderr kept aside (shown if it does not
+    start); killed 15 s after SIGTERM at the end."""
+    return benchlib.Server(binary, *extra, stderr=tempfile.TemporaryFile(), timeout=30, stop_timeout=15)
 
 
 def request(server, method, path, body=None, headers=None, timeout=30):
     """One request on a fresh connection: (status, headers as a dict of lower-case names, raw body)."""
-    conn = http.client.HTTPConnection(HOST, server.port, timeout=timeout)
-    try:
-        all_headers = dict(headers or {})
-        if body is not None:
-            if isinstance(body, str):
-                body = body.encode()
-            all_headers.setdefault("Content-Type", "application/json")
-        conn.request(method, path, body=body, headers=all_headers)
-        response = conn.getresponse()
-        data = response.read()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
-    finally:
-        conn.close()
+    return benchlib.fetch(server.port, method, path, body, headers, timeout)
 
 
 def decoded(headers, data):
@@ -157,14 +73,7 @@ def metric(server, name):
     status, headers, data = request(server, "GET", "/metrics", timeout=15)
     if status != 200:
         return None
-    text = decoded(headers, data).decode("utf-8", "replace")
-    total = None
-    for match in re.finditer(rf"^{re.escape(name)}(?:\{{[^}}]*\}})?\s+(\S+)", text, re.M):
-        try:
-            total = (total or 0) + float(match.group(1))
-        except ValueError:
-            pass
-    return total
+    return benchlib.metric(decoded(headers, data), name)
 
 
 def raw_socket(server, request_bytes, rcvbuf=None, timeout=10):
@@ -221,7 +130,7 @@ def raise_nofile(wanted):
 
 def etag_rmw(binary):
     rounds = 20
-    with Server(binary) as server:
+    with serve(binary) as server:
         items = [{"id": i, "title": f"row {i}"} for i in range(200)]
         put_feed(server, "f", json.dumps(items))
         succeeded = precondition_failed = 0
@@ -245,6 +154,8 @@ def etag_rmw(binary):
                 precondition_failed += 1
             else:
                 other.append(str(status))
+        FIGURES["etag-rmw"] = {"rounds": rounds, "succeeded": succeeded, "precondition_failed": precondition_failed,
+                               "other_answers": other, "gzipped_gets": gzipped}
         line = f"etag-rmw: {succeeded} of {rounds} conditional writes succeeded (412: {precondition_failed})"
         if other:
             line += f" (other answers: {', '.join(other[:5])})"
@@ -265,7 +176,7 @@ def stored_and_warm(server, feed, body, warm_path):
 
 def slow_readers(binary):
     readers = 20
-    with Server(binary, "--body-limit", BIG_BODY_LIMIT) as server:
+    with serve(binary, "--body-limit", BIG_BODY_LIMIT) as server:
         items = [{"id": f"item-{i}", "title": f"Title of row {i} in a big feed", "n": i} for i in range(110_000)]
         body = json.dumps(items, separators=(",", ":")).encode()
         del items
@@ -304,13 +215,15 @@ def slow_readers(binary):
             after = server.rss_mb()
         finally:
             close_all(sockets)
+        FIGURES["slow-readers"] = {"readers": readers, "feed_mb": len(body) / 1e6, "resident_growth_mb": after - before,
+                                   "all_got_200": all_ok}
         return (f"slow-readers: {readers} readers of an {len(body) / 1e6:.1f} MB feed grew resident memory "
                 f"by {after - before:.1f} MB (all got 200: {'yes' if all_ok else 'no'})")
 
 
 def health_slots(binary):
     slots = 8
-    with Server(binary, "--max-connections", str(slots), "--event-heartbeat", "60") as server:
+    with serve(binary, "--max-connections", str(slots), "--event-heartbeat", "60") as server:
         version = put_feed(server, "h", json.dumps([{"id": i} for i in range(3)]))
         time.sleep(0.5)  # let the server release the PUT's connection
         sockets = []
@@ -334,6 +247,8 @@ def health_slots(binary):
                         pass
         finally:
             close_all(sockets)
+        FIGURES["health-slots"] = {"slots": slots, "streams_open": streams_open,
+                                   "healthz_200_of_3": answered["/healthz"], "readyz_200_of_3": answered["/readyz"]}
         return (f"health-slots: /healthz {answered['/healthz']} of 3, /readyz {answered['/readyz']} of 3 answered 200 "
                 f"within 2 s with {streams_open} streams in {slots} slots")
 
@@ -342,7 +257,7 @@ def max_changes(binary):
     counter = "batchdiff_feed_answers_computed_total"
     values = [5_000_000 + k for k in range(6)]
     budget = 100  # seconds; no new request starts after that
-    with Server(binary) as server:
+    with serve(binary) as server:
         items = [{"id": i, "v": 0} for i in range(3000)]
         put_feed(server, "m", json.dumps(items))
         put_feed(server, "m", json.dumps(items[::-1]))
@@ -359,6 +274,8 @@ def max_changes(binary):
         seconds = time.monotonic() - start
         after = metric(server, counter)
         computed = "n/a (metric missing)" if before is None or after is None else f"{after - before:.0f}"
+        FIGURES["max-changes"] = {"values_asked": len(statuses), "answers_computed": None if computed.startswith("n/a") else after - before,
+                                  "seconds": seconds, "distinct_bodies": len(bodies), "statuses": statuses}
         which = "six" if len(statuses) == len(values) else f"{len(statuses)} of six (time budget)"
         line = (f"max-changes: {which} maxChanges values on one since computed {computed} answers in {seconds:.1f} s "
                 f"(distinct bodies: {len(bodies)})")
@@ -370,7 +287,7 @@ def max_changes(binary):
 def pretty_streams(binary):
     streams = 1000
     raise_nofile(streams + 1024)  # before the server starts, so that it inherits the limit too
-    with Server(binary, "--body-limit", BIG_BODY_LIMIT) as server:
+    with serve(binary, "--body-limit", BIG_BODY_LIMIT) as server:
         items = [{"id": i, "title": f"Row {i} of a pretty feed", "tags": ["a b", "c"]} for i in range(45_000)]
         body = json.dumps(items, indent=1)
         before = stored_and_warm(server, "pretty", body, "/feeds/pretty/changes?since=0")
@@ -403,6 +320,8 @@ def pretty_streams(binary):
             after = server.rss_mb()
         finally:
             close_all(sockets)
+        FIGURES["pretty-streams"] = {"streams": opened, "feed_mb": len(body) / 1e6, "put_seconds": put_seconds,
+                                     "resident_growth_mb": after - before, "streams_counted": gauge}
         line = (f"pretty-streams: {opened} stalled streams of a {len(body) / 1e6:.1f} MB pretty feed, one PUT "
                 f"(took {put_seconds:.1f} s): resident memory grew by {after - before:.1f} MB")
         if gauge is None:
@@ -430,13 +349,16 @@ def main():
     if not os.access(arguments.binary, os.X_OK):
         parser.error(f"{arguments.binary} is not an executable file")
     selected = [name for name in SCENARIOS if not arguments.only or name in arguments.only]
+    lines = []
     for name in selected:
         try:
             line = RUNNERS[name](arguments.binary)
         except Exception as error:  # one scenario's failure must not stop the others
             reason = str(error) or type(error).__name__
             line = f"{name}: failed: {type(error).__name__}: {reason}" if str(error) else f"{name}: failed: {reason}"
-        print(line, flush=True)
+        print(line, flush=True)  # as each scenario ends: they take minutes in all
+        lines.append(line)
+    benchlib.report("hardening", lines, {"binary": os.path.realpath(arguments.binary), **FIGURES}, echo=False)
 
 
 if __name__ == "__main__":
