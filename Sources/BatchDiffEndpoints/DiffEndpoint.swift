@@ -4,7 +4,8 @@ import HTTPServer
 
 extension BatchDiffService {
     /// `POST /diff`: `{"old": …, "new": …, "options": {"idKey": "id", "moves": true,
-    /// "uniqueIdentities": false, "format": "batch", "changedMembers": false, "maxChanges": N}}`.
+    /// "uniqueIdentities": false, "orderBy": "-score,id", "sectionOrderBy": "name",
+    /// "format": "batch", "changedMembers": false, "maxChanges": N}}`.
     func diff(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         // `old` and `new` are read as the body is parsed, with the default identity member;
         // a body whose options name another is read again with it. Each reading ends with
@@ -12,8 +13,9 @@ extension BatchDiffService {
         // second is made.
         var idKey = "id"
         while true {
-            let body = try Self.readBody(request, idKey: idKey)
+            var body = try Self.readBody(request, idKey: idKey)
             if body.idKey == idKey {
+                try Self.sort(&body, text: request.body)
                 if body.uniqueIdentities, let repeated = body.old.firstRepeatedIdentity(path: "old") ?? body.new.firstRepeatedIdentity(path: "new") {
                     throw Problem.duplicateIdentity("options.uniqueIdentities: \(repeated)")
                 }
@@ -36,6 +38,25 @@ extension BatchDiffService {
         var answer: AnswerOptions
         /// Whether `old` and `new` must each keep their identities unique.
         var uniqueIdentities: Bool
+        /// The order both sides are put in before the diff.
+        var order: CollectionOrder
+    }
+
+    /// Puts both sides of `body` in the order it asks for (read from `text`, the body).
+    private static func sort(_ body: inout DiffBody, text: [UInt8]) throws(Problem) {
+        guard !body.order.isEmpty else { return }
+        if body.order.sections != nil {
+            for (name, side) in [("old", body.old), ("new", body.new)] {
+                guard case .list = side else { continue }
+                throw Problem.wrongShape("options.sectionOrderBy: \(name) is a list, which has no sections")
+            }
+        }
+        do throws(CollectionSortError) {
+            body.old = try body.old.sorted(body.order, idKey: body.idKey, text: text, path: "old") ?? body.old
+            body.new = try body.new.sorted(body.order, idKey: body.idKey, text: text, path: "new") ?? body.new
+        } catch {
+            throw Problem.invalidSortKey(error)
+        }
     }
 
     private static func readBody(_ request: HTTPRequest, idKey readWith: String) throws(Problem) -> DiffBody {
@@ -55,11 +76,12 @@ extension BatchDiffService {
         }
         guard let old else { throw Problem.wrongShape("body: the member \"old\" is missing") }
         guard let new else { throw Problem.wrongShape("body: the member \"new\" is missing") }
-        let (idKey, diffOptions, answerOptions, uniqueIdentities) = try Self.options(options)
+        let (idKey, diffOptions, answerOptions, uniqueIdentities, order) = try Self.options(options)
         do {
             return DiffBody(
                 old: try old.collection(idKey: readWith, path: "old"), new: try new.collection(idKey: readWith, path: "new"),
-                oldValue: old, newValue: new, idKey: idKey, options: diffOptions, answer: answerOptions, uniqueIdentities: uniqueIdentities
+                oldValue: old, newValue: new, idKey: idKey, options: diffOptions, answer: answerOptions, uniqueIdentities: uniqueIdentities,
+                order: order
             )
         } catch {
             throw Problem.wrongShape(error)
@@ -100,16 +122,18 @@ extension BatchDiffService {
     }
 
     /// Reads `options`: `idKey` (a non-empty string), `moves` and `uniqueIdentities`
-    /// (Booleans), and the answer options `format`, `changedMembers` and `maxChanges`.
-    /// Anything else is a 400 naming the member.
+    /// (Booleans), `orderBy` and `sectionOrderBy` (an order as a feed's query writes it, or
+    /// an array of its keys), and the answer options `format`, `changedMembers` and
+    /// `maxChanges`. Anything else is a 400 naming the member.
     private static func options(
         _ value: JSONValue?
-    ) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions, uniqueIdentities: Bool) {
+    ) throws(Problem) -> (idKey: String, options: DiffOptions, answer: AnswerOptions, uniqueIdentities: Bool, order: CollectionOrder) {
         var idKey = "id"
         var options = DiffOptions()
         var answer = AnswerOptions()
         var uniqueIdentities = false
-        guard let value else { return (idKey, options, answer, uniqueIdentities) }
+        var order = CollectionOrder()
+        guard let value else { return (idKey, options, answer, uniqueIdentities, order) }
         guard value.isObject else { throw Problem.invalidOption("options: expected an object, found \(value.kindName)") }
         for (key, member) in value.members {
             let name = key.string
@@ -127,16 +151,38 @@ extension BatchDiffService {
                     throw Problem.invalidOption("options.uniqueIdentities: expected true or false, found \(member.kindName)")
                 }
                 uniqueIdentities = unique
+            case "orderBy":
+                order.rows = try Self.sortOrder(member, option: "orderBy")
+            case "sectionOrderBy":
+                order.sections = try Self.sortOrder(member, option: "sectionOrderBy")
             case let name? where try answer.read(name, member):
                 continue
             default:
                 throw Problem.invalidOption(
-                    "options: unknown member \(Self.quoted(name)); expected idKey, moves, uniqueIdentities, format, changedMembers, maxChanges"
+                    "options: unknown member \(Self.quoted(name)); expected idKey, moves, uniqueIdentities, orderBy, sectionOrderBy, format, changedMembers, maxChanges"
                 )
             }
         }
         if let mismatch = answer.formatMismatch { throw Problem.invalidOption("options.\(mismatch)") }
-        return (idKey, options, answer, uniqueIdentities)
+        return (idKey, options, answer, uniqueIdentities, order)
+    }
+
+    /// The order `member` writes: `"-score,id"`, or `["-score", "id"]`.
+    private static func sortOrder(_ member: JSONValue, option: String) throws(Problem) -> SortOrder {
+        var written = member.string
+        if member.isArray {
+            let names = member.elements.compactMap(\.string)
+            let whole = !names.isEmpty && names.count == member.elements.count && !names.contains { $0.contains(",") }
+            written = whole ? names.joined(separator: ",") : nil
+        }
+        guard let written else {
+            throw Problem.invalidOption("options.\(option): expected a string like \"-score,id\" or an array of member names, found \(member.kindName)")
+        }
+        do throws(SortOrderError) {
+            return try SortOrder(parsing: written)
+        } catch {
+            throw Problem.invalidOption("options.\(option): \(error)")
+        }
     }
 
     /// A member's name as an error names it: quoted, or `?` when it is not valid text.

@@ -69,6 +69,11 @@ extension Problem {
         Problem(status: 422, code: "duplicate_identity", title: "Identity repeated", detail: detail)
     }
 
+    /// A row or section whose sort key holds what no order compares (an array, an object).
+    static func invalidSortKey(_ error: CollectionSortError) -> Problem {
+        Problem(status: 422, code: "invalid_sort_key", title: "Sort key that does not sort", detail: error.description)
+    }
+
     /// A `PATCH` op that cannot be applied: 422, its code the reason's, `op` its index.
     static func patchRefused(_ refusal: PatchRefusal) -> Problem {
         let detail = "op \(refusal.op): \(refusal.detail); nothing was changed"

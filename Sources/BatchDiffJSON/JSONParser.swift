@@ -81,6 +81,13 @@ struct JSONParser: ~Copyable {
         return try result.get()
     }
 
+    /// The UTF-8 bytes of the string whose text between its quotes is `content` (escapes
+    /// decoded); empty for a text that is not a string's.
+    static func decodedContent(_ content: ArraySlice<UInt8>) -> [UInt8] {
+        let quoted = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+        return Array(((try? decodeString(quoted, span: 0..<quoted.count)) ?? "").utf8)
+    }
+
     /// The decoded text of the string whose text (with quotes) spans `span` of `bytes`.
     static func decodeString(_ bytes: [UInt8], span: Range<Int>) throws(JSONSyntaxError) -> String {
         let result: Result<String, JSONSyntaxError> = bytes.withUnsafeBufferPointer { all in

@@ -1,0 +1,80 @@
+/// Reads members of an object from its JSON text without parsing it whole: the texts of the
+/// first members of the names asked for, other values skipped over. For texts already known
+/// to be valid JSON (a row of a parsed document); whitespace between tokens is allowed.
+enum JSONMemberScanner {
+    /// The text of the value of the first member of each of `names` (UTF-8 bytes) in the
+    /// object whose text is `text`; `nil` for a name it lacks, and for every name when the
+    /// text is not an object.
+    static func values(of names: [[UInt8]], in text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>?] {
+        var found = [ArraySlice<UInt8>?](repeating: nil, count: names.count)
+        var position = skipWhitespace(text, from: text.startIndex)
+        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return found }
+        var left = names.count
+        position += 1
+        while left > 0 {
+            position = skipWhitespace(text, from: position)
+            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return found }
+            let keyEnd = stringEnd(text, from: position)
+            let key = text[(position + 1)..<(keyEnd - 1)]
+            position = skipWhitespace(text, from: keyEnd) + 1  // the colon
+            position = skipWhitespace(text, from: position)
+            let valueEnd = valueEnd(text, from: position)
+            let name = key.contains(UInt8(ascii: "\\")) ? JSONParser.decodedContent(key) : Array(key)
+            if let index = names.firstIndex(where: { $0.elementsEqual(name) }), found[index] == nil {
+                found[index] = text[position..<valueEnd]
+                left -= 1
+            }
+            position = skipWhitespace(text, from: valueEnd)
+            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return found }
+            position += 1
+        }
+        return found
+    }
+
+    private static func skipWhitespace(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
+        var position = start
+        while position < text.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(text[position]) { position += 1 }
+        return position
+    }
+
+    /// One past the closing quote of the string whose opening quote is at `start`.
+    private static func stringEnd(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
+        var position = start + 1
+        while position < text.endIndex, text[position] != UInt8(ascii: "\"") {
+            position += text[position] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return min(position + 1, text.endIndex)
+    }
+
+    /// One past the end of the value that starts at `start`.
+    private static func valueEnd(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
+        guard start < text.endIndex else { return start }
+        switch text[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(text, from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var position = start
+            while position < text.endIndex {
+                switch text[position] {
+                case UInt8(ascii: "\""):
+                    position = stringEnd(text, from: position)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return position + 1 }
+                default: break
+                }
+                position += 1
+            }
+            return position
+        default:
+            var position = start
+            while position < text.endIndex, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09].contains(text[position]) {
+                position += 1
+            }
+            return position
+        }
+    }
+}
