@@ -55,7 +55,7 @@ extension BatchDiffService {
             body.old = try body.old.sorted(body.order, idKey: body.idKey, text: text, path: "old") ?? body.old
             body.new = try body.new.sorted(body.order, idKey: body.idKey, text: text, path: "new") ?? body.new
         } catch {
-            throw Problem.invalidSortKey(error)
+            throw Problem.invalidSortKey(error.description)
         }
     }
 

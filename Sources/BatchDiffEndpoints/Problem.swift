@@ -70,8 +70,8 @@ extension Problem {
     }
 
     /// A row or section whose sort key holds what no order compares (an array, an object).
-    static func invalidSortKey(_ error: CollectionSortError) -> Problem {
-        Problem(status: 422, code: "invalid_sort_key", title: "Sort key that does not sort", detail: error.description)
+    static func invalidSortKey(_ detail: String) -> Problem {
+        Problem(status: 422, code: "invalid_sort_key", title: "Sort key that does not sort", detail: detail)
     }
 
     /// A `PATCH` op that cannot be applied: 422, its code the reason's, `op` its index.

@@ -55,7 +55,7 @@ package final class PostgresFeedStore: FeedStore {
         while true {
             let rows = try await pool.run(retry: true) { [cached] connection, deadline throws(PostgresError) in
                 try connection.query("""
-                    SELECT f.id_key, f.latest, f.unique_identities, v.version, v.delta, v.body
+                    SELECT f.id_key, f.latest, f.unique_identities, v.version, v.delta, v.body, f.order_by, f.section_order_by
                     FROM batchdiff_feeds f LEFT JOIN batchdiff_versions v ON v.feed = f.id AND v.version <= f.latest
                         AND v.version >= GREATEST($2::bigint + 1, (
                             SELECT max(w.version) FROM batchdiff_versions w WHERE w.feed = f.id AND w.delta = 0 AND w.version <= f.latest))
@@ -67,7 +67,10 @@ package final class PostgresFeedStore: FeedStore {
                 return nil
             }
             let version = rows.integer(0, 1)
-            let settings = FeedSettings(idKey: rows.text(0, 0), uniqueIdentities: rows.integer(0, 2) != 0)
+            let settings = try FeedSettings(
+                stored: rows.text(0, 0), uniqueIdentities: rows.integer(0, 2) != 0,
+                orderBy: rows.isNull(0, 6) ? nil : rows.text(0, 6), sectionOrderBy: rows.isNull(0, 7) ? nil : rows.text(0, 7)
+            )
             let links = rows.isNull(0, 3) ? [] : (0..<rows.count).map { DeltaChain.Link(isChange: rows.integer($0, 4) != 0, body: rows.bytes($0, 5)) }
             if links.isEmpty, let cached, cached.snapshot.version == version { return cached }
             // Changes that start from the version kept must follow it.
@@ -156,11 +159,15 @@ package final class PostgresFeedStore: FeedStore {
             } else {
                 rows = try Self.change(connection, """
                     WITH created AS (
-                        INSERT INTO batchdiff_feeds (id, id_key, latest, unique_identities) VALUES ($1::text, $4::text, $2::bigint, $5::integer)
+                        INSERT INTO batchdiff_feeds (id, id_key, latest, unique_identities, order_by, section_order_by)
+                        VALUES ($1::text, $4::text, $2::bigint, $5::integer, nullif($6::text, ''), nullif($7::text, ''))
                         ON CONFLICT (id) DO NOTHING RETURNING id),
                     stored AS (INSERT INTO batchdiff_versions (feed, version, body) SELECT id, $2::bigint, $3::bytea FROM created RETURNING 1)
                     SELECT (SELECT count(*) FROM stored)
-                    """, [.text(id.name), .integer(version), .bytes(snapshot.bytes), .text(settings.idKey), .integer(settings.uniqueIdentities ? 1 : 0)],
+                    """, [
+                        .text(id.name), .integer(version), .bytes(snapshot.bytes), .text(settings.idKey), .integer(settings.uniqueIdentities ? 1 : 0),
+                        .text(settings.order.rows?.description ?? ""), .text(settings.order.sections?.description ?? ""),
+                    ],
                     deadline: deadline)
             }
             guard rows.integer(0, 0) == 1 else { return false }

@@ -45,6 +45,12 @@ enum PostgresSchema {
             // made none, as every version before this one), docs/feeds.md §11.
             "ALTER TABLE batchdiff_versions ADD COLUMN batch bytea",
         ],
+        [
+            // Version 6: a sorted feed's orders (`orderBy`, `sectionOrderBy`, as written;
+            // NULL for none), docs/feeds.md §14.
+            "ALTER TABLE batchdiff_feeds ADD COLUMN order_by text",
+            "ALTER TABLE batchdiff_feeds ADD COLUMN section_order_by text",
+        ],
     ]
 
     /// The advisory lock servers take turns with ("batchdiff" in ASCII).

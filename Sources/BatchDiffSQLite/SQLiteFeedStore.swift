@@ -67,16 +67,19 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
     package func latest(of id: FeedID) async throws(FeedError) -> StoredSnapshot? {
         if let cached = cache.withLock({ $0[id] }) { return cached }
         let row = try await run { connection throws(FeedError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
-            try Self.sql { () throws(SQLiteError) -> (settings: FeedSettings, version: Int, links: [DeltaChain.Link])? in
+            let read = try Self.sql { () throws(SQLiteError) -> (settings: [String?], unique: Bool, version: Int, links: [DeltaChain.Link])? in
                 let select = try connection.cachedStatement("""
-                    SELECT f.id_key, f.unique_identities, f.latest FROM feeds f WHERE f.id = ?
+                    SELECT f.id_key, f.unique_identities, f.latest, f.order_by, f.section_order_by FROM feeds f WHERE f.id = ?
                     """)
                 try select.bind(.text(id.name))
                 guard try select.step() else { return nil }
-                let settings = FeedSettings(idKey: select.text(at: 0), uniqueIdentities: select.integer(at: 1) != 0)
                 let version = select.integer(at: 2)
-                return (settings, version, try Self.links(to: version, of: id, in: connection))
+                let texts = [select.text(at: 0), select.optionalText(at: 3), select.optionalText(at: 4)]
+                return (texts, select.integer(at: 1) != 0, version, try Self.links(to: version, of: id, in: connection))
             }
+            guard let read else { return nil }
+            let settings = try FeedSettings(stored: read.settings[0]!, uniqueIdentities: read.unique, orderBy: read.settings[1], sectionOrderBy: read.settings[2])
+            return (settings, read.version, read.links)
         }
         guard let row else { return nil }
         // Read again on a worker, not on the store's queue, which every feed shares.
@@ -154,10 +157,11 @@ package final class SQLiteFeedStore: FeedStore, @unchecked Sendable {
                     guard current?.version == previous else { return nil }
                     let (link, chainBytes) = DeltaChain.link(for: version, change: change, chainBytes: current?.chainBytes ?? 0)
                     try connection.run("""
-                        INSERT INTO feeds (id, id_key, latest, unique_identities, chain_bytes) VALUES (?, ?, ?, ?, ?)
+                        INSERT INTO feeds (id, id_key, latest, unique_identities, chain_bytes, order_by, section_order_by) VALUES (?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT (id) DO UPDATE SET latest = excluded.latest, chain_bytes = excluded.chain_bytes
                         """,
-                        .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes)
+                        .text(id.name), .text(settings.idKey), .integer(snapshot.version), .integer(settings.uniqueIdentities ? 1 : 0), .integer(chainBytes),
+                        settings.order.rows.map { .text($0.description) } ?? .null, settings.order.sections.map { .text($0.description) } ?? .null
                     )
                     try connection.run(
                         "INSERT INTO versions (feed, version, delta, batch, body) VALUES (?, ?, ?, ?, ?)",

@@ -2,12 +2,13 @@ import SQLite
 
 /// The schema of a feeds file, by the steps that made it (its version is the file's `PRAGMA
 /// user_version`): 0 for files written before versions were kept as changes (every version
-/// whole), 1 since, 2 since versions keep their batches (in a table with rowids). A file
-/// of any earlier version is brought forward when it is opened.
+/// whole), 1 since, 2 since versions keep their batches (in a table with rowids), 3 since
+/// feeds keep their orders. A file of any earlier version is brought forward when it is opened.
 enum SQLiteSchema {
     static let migrator = SQLiteMigrator(initial: createVersion0, steps: [
         SQLiteMigrator.Step(version: 1, migrate: keepVersionsAsChanges),
         SQLiteMigrator.Step(version: 2, migrate: keepBatchesWithVersions),
+        SQLiteMigrator.Step(version: 3, migrate: keepOrdersWithFeeds),
     ])
 
     /// Version 0's tables where they are missing; a file made before feeds kept
@@ -54,6 +55,15 @@ enum SQLiteSchema {
             DROP TABLE versions;
             ALTER TABLE versions_2 RENAME TO versions;
             CREATE INDEX versions_whole ON versions (feed, delta, version);
+            """)
+    }
+
+    /// Version 3: a sorted feed's orders (`orderBy`, `sectionOrderBy`, as written; NULL for
+    /// none).
+    private static func keepOrdersWithFeeds(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute("""
+            ALTER TABLE feeds ADD COLUMN order_by TEXT;
+            ALTER TABLE feeds ADD COLUMN section_order_by TEXT;
             """)
     }
 }

@@ -57,6 +57,11 @@ public final class SQLiteStatement {
         sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
     }
 
+    /// The text at `column`, or `nil` when it is NULL.
+    public func optionalText(at column: Int32) -> String? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : text(at: column)
+    }
+
     public func blob(at column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }

@@ -182,7 +182,7 @@ final class SQLiteFeedStoreTests: XCTestCase {
             _ = try read.step()
             return read.integer(at: 0)
         }
-        XCTAssertEqual(schema, 2)
+        XCTAssertEqual(schema, 3)
         // Versions in a table with rowids, bodies last: a search that meets a whole version
         // reads none of its overflow pages (in a WITHOUT ROWID table it read them all).
         let table = try await whenReleased { () throws -> String in

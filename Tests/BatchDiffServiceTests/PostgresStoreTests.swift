@@ -28,6 +28,12 @@ final class PostgresStoreTests: ServerTestCase {
         return servers
     }
 
+    /// The order stays with the feed in the database: the other server writes it sorted.
+    func testASortedFeedKeepsItsOrderOnEveryServer() throws {
+        let servers = try startServers(2)
+        try assertSortedFeedKeepsItsOrder(servers[0].client, reopened: { servers[1].client }, feed: "leaderboard")
+    }
+
     func testServersShareFeedsAndWakeEachOthersLongPolls() throws {
         let servers = try startServers(2)
         let (a, b) = (servers[0].client, servers[1].client)
@@ -282,7 +288,7 @@ final class PostgresStoreTests: ServerTestCase {
         let window = assertJSON(try client.get("/feeds/old/changes?since=40&offset=0&limit=1"))
         XCTAssertEqual(canonicalJSON(window["values"] ?? [:]), canonicalJSON(parseJSON(#"{"rows": {"inserted": [{"id": 3}], "reloaded": []}}"#)))
         XCTAssertEqual(try metric(client, #"batchdiff_feed_window_batches_total{through="whole"}"#), 1)
-        XCTAssertEqual(try cluster.query("SELECT version FROM batchdiff_schema").trimmingCharacters(in: .whitespacesAndNewlines), "5")
+        XCTAssertEqual(try cluster.query("SELECT version FROM batchdiff_schema").trimmingCharacters(in: .whitespacesAndNewlines), "6")
     }
 
     func testAcknowledgedWritesSurviveKillDashNineOfOneServerAndBothRestarts() throws {

@@ -38,6 +38,15 @@ final class SQLiteStoreTests: ServerTestCase {
         try assertCreateOnlyWrites(try startServer(["--store", store]).client, feed: "signup")
     }
 
+    func testASortedFeedKeepsItsOrderAcrossARestart() throws {
+        var server = try startServer(["--store", store])
+        try assertSortedFeedKeepsItsOrder(server.client, reopened: {
+            XCTAssertEqual(server.terminate(), 0)
+            server = try startServer(["--store", store])
+            return server.client
+        }, feed: "leaderboard")
+    }
+
     func testFeedsSurviveARestart() throws {
         let first = try startServer(["--store", store, "--max-versions", "5"])
         var generator = SnapshotGenerator(seed: 21)

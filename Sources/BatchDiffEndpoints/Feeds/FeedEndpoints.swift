@@ -19,11 +19,14 @@ extension BatchDiffService {
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
         let uniqueIdentities = try booleanParameter(request.query, "uniqueIdentities")
+        let order = (rows: try sortOrder(request.query, "orderBy"), sections: try sortOrder(request.query, "sectionOrderBy"))
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PUT answers batch or steps") }
         let condition = EntityTag.writeCondition(ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
         let write = try await feedCall { () async throws(FeedError) in
-            try await self.feeds.write(request.body, to: id, idKey: idKey, uniqueIdentities: uniqueIdentities, condition: condition, options: options)
+            try await self.feeds.write(
+                request.body, to: id, idKey: idKey, uniqueIdentities: uniqueIdentities, order: order, condition: condition, options: options
+            )
         }
         returnFreedMemory(after: write)
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
@@ -46,6 +49,16 @@ extension BatchDiffService {
         }
         returnFreedMemory(after: write)
         return .json(200, write.body, headers: [("ETag", EntityTag.of(version: write.version))])
+    }
+
+    /// The order the query parameter `name` writes (`orderBy=-score,id`), if given.
+    private func sortOrder(_ query: [String: String], _ name: String) throws(Problem) -> SortOrder? {
+        guard let text = query[name] else { return nil }
+        do throws(SortOrderError) {
+            return try SortOrder(parsing: text)
+        } catch {
+            throw Problem.badQuery("\(name): \(error)")
+        }
     }
 
     /// After a write of a big feed, returns the memory its work freed to the system once
@@ -330,6 +343,7 @@ extension Problem {
         case .malformedJSON(let error): self = .malformedJSON(error)
         case .invalidSnapshot(let detail): self = .wrongShape(detail)
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
+        case .invalidSortKey(let detail): self = .invalidSortKey(detail)
         case .cursorGone(let id, let cursor): self = .cursorGone(feed: id.name, cursor: cursor)
         case .patchRefused(let refusal): self = .patchRefused(refusal)
         case .idempotencyKeyReused(let id, let key):

@@ -19,6 +19,8 @@ package enum FeedError: Error, Sendable, Equatable {
     case invalidSnapshot(String)
     /// The snapshot repeats an identity in a feed that keeps them unique: where.
     case duplicateIdentity(String)
+    /// A row (section) of a sorted feed whose key holds what does not sort: which, and why.
+    case invalidSortKey(String)
     /// A page's cursor (`after`) names a row (a section) the feed's latest version lacks.
     case cursorGone(FeedID, cursor: String)
     /// A patch's op cannot be applied; nothing was changed.

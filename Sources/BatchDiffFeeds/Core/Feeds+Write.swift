@@ -6,16 +6,18 @@ import BatchDiffJSON
 /// woken with the version.
 extension Feeds {
     /// Stores the JSON `text` as the next version of feed `id` unless it equals the latest;
-    /// creates the feed (with the identity member `idKey`, default `id`, and
-    /// `uniqueIdentities`, default false) when it is new, its first version starting a new
-    /// series (``VersionSeries``). A write that names either setting must name the feed's.
+    /// creates the feed (with the identity member `idKey`, default `id`, `uniqueIdentities`,
+    /// default false, and the orders of its rows and sections, default none) when it is new,
+    /// its first version starting a new series (``VersionSeries``). A write that names a
+    /// setting must name the feed's. A sorted feed's version holds its rows and sections in
+    /// its order, however the text lists them.
     /// A feed with unique identities refuses a snapshot that repeats one
     /// (``FeedError/duplicateIdentity(_:)``). Writes to one feed take turns in the order they
     /// call (``WriteTurns``); the text is read in the write's turn, on a worker. The answer's
     /// batch is as `options` ask for it.
     package func write(
-        _ text: [UInt8], to id: FeedID, idKey requested: String?, uniqueIdentities: Bool? = nil, condition: WriteCondition,
-        options: AnswerOptions = AnswerOptions()
+        _ text: [UInt8], to id: FeedID, idKey requested: String?, uniqueIdentities: Bool? = nil,
+        order: (rows: SortOrder?, sections: SortOrder?) = (nil, nil), condition: WriteCondition, options: AnswerOptions = AnswerOptions()
     ) async throws(FeedError) -> FeedWrite {
         try await turns.inTurn(for: id) { () async throws(FeedError) -> FeedWrite in
             // Read with the identity member the write names, else the feed's: read again only
@@ -24,36 +26,32 @@ extension Feeds {
             let readWith = requested ?? stored?.idKey ?? "id"
             let document = try await Workers.run { () throws(FeedError) in try Snapshot.document(text, idKey: readWith, asWritten: true) }
             return try await write(
-                (document, readWith), over: stored, to: id, requested: (requested, uniqueIdentities), condition: condition, options: options
+                (document, readWith), over: stored, to: id, requested: FeedSettingsRequest(idKey: requested, uniqueIdentities: uniqueIdentities, order: order),
+                condition: condition, options: options
             )
         }
     }
 
-    /// ``write(_:to:idKey:uniqueIdentities:condition:options:)`` of a text read over
+    /// ``write(_:to:idKey:uniqueIdentities:order:condition:options:)`` of a text read over
     /// `first`, the feed's latest as read before: a store shared with other processes may
     /// still move on meanwhile, and the write then tries again from the new latest.
     /// `requested` holds the settings the write names.
     func write(
         _ read: (document: JSONDocument, idKey: String), over first: StoredSnapshot?, to id: FeedID,
-        requested: (idKey: String?, uniqueIdentities: Bool?), condition: WriteCondition, options: AnswerOptions
+        requested: FeedSettingsRequest, condition: WriteCondition, options: AnswerOptions
     ) async throws(FeedError) -> FeedWrite {
-        var parsed: (idKey: String, snapshot: Snapshot)?
+        var parsed: (settings: FeedSettings, snapshot: Snapshot)?
         var stored = first
         while true {
             guard stored != nil || condition.holds(forLatest: nil) else { throw .conditionFailed(id, latest: nil) }
-            let settings = stored?.settings ?? FeedSettings(idKey: requested.idKey ?? "id", uniqueIdentities: requested.uniqueIdentities ?? false)
+            let settings = stored?.settings ?? requested.newFeed
+            try requested.check(against: settings, of: id)
             let idKey = settings.idKey
-            if let requested = requested.idKey, requested != idKey {
-                throw .invalidSnapshot("feed \(id) uses idKey \(idKey.debugDescription); it cannot change to \(requested.debugDescription)")
-            }
-            if let requested = requested.uniqueIdentities, requested != settings.uniqueIdentities {
-                throw .invalidSnapshot("feed \(id) was created with uniqueIdentities=\(settings.uniqueIdentities); it cannot change to \(requested)")
-            }
-            if parsed?.idKey != idKey {
-                parsed = (idKey, try await Workers.run { () throws(FeedError) in
+            if parsed?.settings != settings {
+                parsed = (settings, try await Workers.run { () throws(FeedError) in
                     // (Read again with the feed's idKey: its members were checked the first time.)
                     let document = read.idKey == idKey ? read.document : try Snapshot.document(read.document.bytes, idKey: idKey)
-                    return try Snapshot(document: document, idKey: idKey)
+                    return try Snapshot(document: document, idKey: idKey).sorted(settings.order, idKey: idKey)
                 })
             }
             if let write = try await commit(parsed!.snapshot, over: stored, to: id, settings: settings, condition: condition, options: options) {

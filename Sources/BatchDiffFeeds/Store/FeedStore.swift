@@ -105,11 +105,26 @@ package struct FeedSettings: Sendable, Equatable {
     package var idKey: String
     /// Whether every version must keep its identities unique (``JSONCollection/firstRepeatedIdentity(path:)``).
     package var uniqueIdentities: Bool
+    /// The order every version holds its rows and sections in (empty: the order written).
+    package var order: CollectionOrder
 
-    /// Settings with the identity member `idKey` and, when `uniqueIdentities`, unique identities.
-    package init(idKey: String = "id", uniqueIdentities: Bool = false) {
+    /// Settings with the identity member `idKey`, when `uniqueIdentities` unique identities,
+    /// and versions kept in `order`.
+    package init(idKey: String = "id", uniqueIdentities: Bool = false, order: CollectionOrder = CollectionOrder()) {
         self.idKey = idKey
         self.uniqueIdentities = uniqueIdentities
+        self.order = order
+    }
+
+    /// Settings as a store keeps them, the orders as they are written (`nil`: none); a
+    /// written order that does not read is a store that fails.
+    package init(stored idKey: String, uniqueIdentities: Bool, orderBy: String?, sectionOrderBy: String?) throws(FeedError) {
+        do throws(SortOrderError) {
+            let order = CollectionOrder(rows: try orderBy.map(SortOrder.init(parsing:)), sections: try sectionOrderBy.map(SortOrder.init(parsing:)))
+            self.init(idKey: idKey, uniqueIdentities: uniqueIdentities, order: order)
+        } catch {
+            throw .internalFailure("a stored feed's order does not read: \(error)")
+        }
     }
 }
 

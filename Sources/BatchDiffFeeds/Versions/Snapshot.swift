@@ -147,3 +147,24 @@ extension Snapshot.Whole {
         }
     }
 }
+
+extension Snapshot {
+    /// This snapshot with its rows (within each section) and sections in `order`, keys read
+    /// from its text (itself when they are in it already: no sort, no copy);
+    /// ``FeedError/invalidSortKey(_:)`` for an element whose key does not sort, and
+    /// ``FeedError/invalidSnapshot(_:)`` for sections ordered in a list.
+    func sorted(_ order: CollectionOrder, idKey: String) throws(FeedError) -> Snapshot {
+        guard !order.isEmpty else { return self }
+        if order.sections != nil, case .list = collection {
+            throw .invalidSnapshot("body: the feed's sections are ordered (sectionOrderBy), and this snapshot is a list")
+        }
+        let sorted: JSONCollection?
+        do throws(CollectionSortError) {
+            sorted = try collection.sorted(order, idKey: idKey, text: bytes, path: "body")
+        } catch {
+            throw .invalidSortKey(error.description)
+        }
+        guard let sorted else { return self }
+        return try Snapshot(text: sorted.text(from: bytes), idKey: idKey)
+    }
+}
