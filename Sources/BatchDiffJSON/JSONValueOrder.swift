@@ -1,4 +1,4 @@
-/// How JSON numbers and strings compare by value, read from their texts (``SortKey``).
+/// How JSON numbers compare by value, read from their texts (``SortKey``).
 enum JSONValueOrder {
     /// Negative, zero or positive as the number written `left` is below, equal to or above
     /// the one written `right`, exactly (no rounding to a `Double`: `9007199254740993` is
@@ -24,19 +24,6 @@ enum JSONValueOrder {
             value = value * 10 + Int64(byte - UInt8(ascii: "0"))
         }
         return negative ? -value : value
-    }
-
-    /// Negative, zero or positive as the string whose text between quotes is `left` comes
-    /// before, ties with or comes after `right`, by Unicode scalars (the order of their UTF-8
-    /// bytes); escapes decoded where there are any.
-    static func compareStrings(_ left: ArraySlice<UInt8>, escaped leftEscaped: Bool, _ right: ArraySlice<UInt8>, escaped rightEscaped: Bool) -> Int {
-        guard leftEscaped || rightEscaped else { return compareBytes(left, right) }
-        return compareBytes(leftEscaped ? JSONParser.decodedContent(left)[...] : left, rightEscaped ? JSONParser.decodedContent(right)[...] : right)
-    }
-
-    private static func compareBytes(_ left: ArraySlice<UInt8>, _ right: ArraySlice<UInt8>) -> Int {
-        guard !left.elementsEqual(right) else { return 0 }
-        return left.lexicographicallyPrecedes(right) ? -1 : 1
     }
 }
 

@@ -1,16 +1,16 @@
 /// A key member's value as orders compare it (docs/feeds.md §14): `null` (and a missing
 /// member) before `false`, before `true`, before numbers (by their exact decimal value:
 /// `1`, `1.0` and `10e-1` tie), before strings (by their Unicode scalars: the order of their
-/// UTF-8 bytes). Numbers and strings stay slices of the row's text, decoded only to compare
-/// a string written with escapes.
+/// UTF-8 bytes). Numbers and strings stay slices of the row's text; a string written with
+/// escapes is decoded once, when its key is read.
 public enum SortKey: Sendable {
     case null
     case `false`
     case `true`
     /// A number's text.
     case number(ArraySlice<UInt8>)
-    /// A string's text between its quotes, and whether it holds an escape.
-    case string(ArraySlice<UInt8>, escaped: Bool)
+    /// A string's UTF-8 bytes.
+    case string(ArraySlice<UInt8>)
 
     /// The key a scalar's JSON `text` holds; `nil` for an array or an object.
     init?(text: ArraySlice<UInt8>) {
@@ -20,7 +20,7 @@ public enum SortKey: Sendable {
         case UInt8(ascii: "t"): self = .true
         case UInt8(ascii: "\""):
             let content = text.dropFirst().dropLast()
-            self = .string(content, escaped: content.contains(UInt8(ascii: "\\")))
+            self = .string(content.contains(UInt8(ascii: "\\")) ? JSONParser.decodedContent(content)[...] : content)
         case UInt8(ascii: "["), UInt8(ascii: "{"), nil: return nil
         default: self = .number(text)
         }
@@ -41,8 +41,8 @@ public enum SortKey: Sendable {
         switch (left, right) {
         case (.number(let left), .number(let right)):
             return JSONValueOrder.compareNumbers(left, right)
-        case (.string(let left, let leftEscaped), .string(let right, let rightEscaped)):
-            return JSONValueOrder.compareStrings(left, escaped: leftEscaped, right, escaped: rightEscaped)
+        case (.string(let left), .string(let right)):
+            return left.elementsEqual(right) ? 0 : left.lexicographicallyPrecedes(right) ? -1 : 1
         default:
             return left.rank - right.rank
         }
