@@ -115,8 +115,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "BatchDiffBenchmark", dependencies: ["BatchDiff", "BatchDiffJSON"]),
-        // What the test targets share (a seeded random source).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the test targets share (a seeded random source, a manual clock, the rule checker).
+        .target(name: "TestSupport", dependencies: ["BatchDiff"], path: "Tests/TestSupport"),
         .testTarget(name: "BatchDiffTests", dependencies: ["BatchDiff", "TestSupport"]),
         .testTarget(name: "BatchDiffFeedsTests", dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "CGlibcExtras", "TestSupport"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),

@@ -32,13 +32,22 @@ and spread (min to max) are printed, and at the end a table, one line a figure:
               BUSY_ROWS/10 random rows raised (default flags): resident memory as the last
               PUT is answered, then a second after a GET /metrics, batchdiff_feed_bytes, and
               the PUTs' median time.
-BENCH_ONLY=busy runs the busy feed alone.
+  sorted      a feed created sorted (`?orderBy=-score`) of ROWS_SMALL and of ROWS_BIG rows
+              `{"id": i, "score": n - i, "title": "row i"}`: PATCHES one-upsert PATCHes, each
+              giving a row of the bottom tenth a score above every other or one of the top
+              tenth a score below every other (each row moves about 0.9 n places), timed as
+              above: the medians and their ratio, big/small (goal at most 2). Then PUT of
+              ROWS_BIG such rows with one `v` raised each time, SORTED_PUTS times after an
+              untimed first: listed in order to a sorted feed, shuffled to a sorted feed, and
+              in order to a feed that is not sorted (the baseline): the medians, and in order
+              against the baseline (about 1: a PUT in order costs no sort).
+BENCH_ONLY=busy runs the busy feed alone, BENCH_ONLY=sorted the sorted feeds alone.
 The PATCH-time and memory servers run with --body-limit 268435456 --max-feed-memory 8589934592
 (the store ones with that body limit). A binary without PATCH (it answers 405) gets
 "n/a (no PATCH)" for those figures; the others are measured all the same.
 Environment (defaults): BENCH_RUNS 3, ROWS_SMALL 1000, ROWS_BIG 1000000, PATCHES 30,
 VERSIONS_MEM 20 (at most 50), ROWS_STORE 100000, STORE_VERSIONS 20 (at most 50),
-BUSY_ROWS 100000, BUSY_PUTS 100, SECTIONS_SMALL 10, SECTIONS_BIG 1000. Python 3 standard library only; all traffic on 127.0.0.1.
+BUSY_ROWS 100000, BUSY_PUTS 100, SECTIONS_SMALL 10, SECTIONS_BIG 1000, SORTED_PUTS 5. Python 3 standard library only; all traffic on 127.0.0.1.
 """
 import functools, os, random, shutil, socket, sqlite3, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -57,6 +66,7 @@ BUSY_ROWS = int(os.environ.get("BUSY_ROWS", "100000"))
 BUSY_PUTS = int(os.environ.get("BUSY_PUTS", "100"))
 SECTIONS_SMALL = int(os.environ.get("SECTIONS_SMALL", "10"))
 SECTIONS_BIG = int(os.environ.get("SECTIONS_BIG", "1000"))
+SORTED_PUTS = int(os.environ.get("SORTED_PUTS", "5"))
 
 BIG = ["--body-limit", "268435456", "--max-feed-memory", "8589934592"]
 KEEP = ["--max-versions", "64"]  # at least 10 more than any count of versions made here
@@ -184,6 +194,83 @@ def sectioned_patch_time(run):
     return medians
 
 
+def sorted_patch_time(run):
+    """Median PATCH latency (seconds) of one upsert that moves its row about 0.9 n places, on
+    a feed sorted by `-score` of ROWS_SMALL rows and of ROWS_BIG."""
+    rng = random.Random(run)
+    medians = []
+    row = '{"id":%d,"score":%d,"title":"row %d"}'
+    with serve(*BIG) as server:
+        for name, count in (("small", ROWS_SMALL), ("big", ROWS_BIG)):
+            conn, path = connect(server), f"/feeds/sorted-{name}"
+            scores = list(range(count, 0, -1))  # by id; the feed lists the rows by score, highest first
+            call(conn, "PUT", path + "?orderBy=-score", ("[" + ",".join(row % (i, scores[i], i) for i in range(count)) + "]").encode())
+            top, bottom = count, 1
+            times = []
+            for step in range(WARM_UP + PATCHES):
+                # A row of the bottom tenth to the top, or one of the top tenth to the bottom,
+                # chosen by its place now: the scores ranked highest first.
+                ranked = sorted(range(count), key=lambda i: -scores[i]) if count <= ROWS_SMALL else None
+                tenth = max(1, count // 10)
+                if step % 2 == 0:
+                    top += 1
+                    i = ranked[-1 - rng.randrange(tenth)] if ranked else min(rng.sample(range(count), 64), key=lambda i: scores[i])
+                    scores[i] = top
+                else:
+                    bottom -= 1
+                    i = ranked[rng.randrange(tenth)] if ranked else max(rng.sample(range(count), 64), key=lambda i: scores[i])
+                    scores[i] = bottom
+                patch = '{"ops":[{"op":"upsert","item":%s}]}' % (row % (i, scores[i], i))
+                times.append(call(conn, "PATCH", path, patch.encode())[1])
+            medians.append(statistics.median(times[WARM_UP:]))
+            conn.close()
+    return medians
+
+
+def sorted_put_time(run):
+    """Median PUT latency (seconds) of ROWS_BIG rows to a sorted feed listed in order, to one
+    listed shuffled, and to a feed that is not sorted listed in order."""
+    rng = random.Random(run)
+    rows = ['{"id":%d,"score":%d,"v":%%d}' % (i, ROWS_BIG - i) for i in range(ROWS_BIG)]
+    v = [0] * ROWS_BIG
+    medians = []
+    with serve(*BIG) as server:
+        for name, query, shuffled in (("in-order", "?orderBy=-score", False), ("shuffled", "?orderBy=-score", True), ("unsorted", "", False)):
+            conn, path = connect(server), f"/feeds/{name}"
+            order = list(range(ROWS_BIG))
+            times = []
+            for put in range(1 + SORTED_PUTS):
+                v[rng.randrange(ROWS_BIG)] += 1
+                if shuffled:
+                    rng.shuffle(order)
+                body = ("[" + ",".join(rows[i] % v[i] for i in order) + "]").encode()
+                times.append(call(conn, "PUT", path + (query if put == 0 else ""), body)[1])
+            medians.append(statistics.median(times[1:]))
+            conn.close()
+    return medians
+
+
+def sorted_rows():
+    """The sorted feeds' rows of the table (``sorted_patch_time``, ``sorted_put_time``), RUNS runs each."""
+    small, big = repeat("sorted PATCH time (ms)", lambda run: [seconds * 1000 for seconds in sorted_patch_time(run)],
+                        [f"{ROWS_SMALL:,} rows", f"{ROWS_BIG:,} rows"])
+    ratios = None if small is None else [b / s for b, s in zip(big, small)]
+    in_order, shuffled, unsorted = repeat("sorted PUT time (ms)", lambda run: [seconds * 1000 for seconds in sorted_put_time(run)],
+                                          ["in order", "shuffled", "not sorted"])
+    label = f"PUT of {ROWS_BIG:,} rows"
+    return [
+        (f"sorted PATCH moving one row far, {ROWS_SMALL:,}-row feed, median latency", spread(small, "ms", 3)),
+        (f"sorted PATCH moving one row far, {ROWS_BIG:,}-row feed, median latency", spread(big, "ms", 3)),
+        (f"sorted PATCH moving one row far, latency ratio {ROWS_BIG:,} / {ROWS_SMALL:,} rows",
+         spread(ratios, "x") + ("" if ratios is None else "; goal at most 2")),
+        (f"{label} to a sorted feed, listed in order, median", spread(in_order, "ms", 1)),
+        (f"{label} to a sorted feed, listed shuffled, median", spread(shuffled, "ms", 1)),
+        (f"{label} to a feed not sorted, median", spread(unsorted, "ms", 1)),
+        (f"{label}: sorted in order / not sorted", spread([a / b for a, b in zip(in_order, unsorted)], "x")),
+        (f"{label}: sorted shuffled / not sorted", spread([a / b for a, b in zip(shuffled, unsorted)], "x")),
+    ]
+
+
 def memory(run, method):
     """Growth of resident memory (KB) and of batchdiff_feed_bytes (KB) per one-row version."""
     rng = random.Random(run)
@@ -292,6 +379,8 @@ def main():
     table = []
     if os.environ.get("BENCH_ONLY") == "busy":
         return print_table(busy_rows(), "writes-busy")
+    if os.environ.get("BENCH_ONLY") == "sorted":
+        return print_table(sorted_rows(), "writes-sorted")
 
     def latencies(label, small, big):
         table.append((f"PATCH of one row, {ROWS_SMALL:,}-row feed{label}, median latency", spread(small, "ms", 3)))
@@ -348,6 +437,7 @@ def main():
             cluster.close()
         shutil.rmtree(work, ignore_errors=True)
 
+    table += sorted_rows()
     table += busy_rows()
 
     print_table(table, "writes")

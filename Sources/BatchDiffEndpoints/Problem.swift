@@ -82,6 +82,7 @@ extension Problem {
         case .anchorNotFound: Problem(status: 422, code: "anchor_not_found", title: "Anchor not found", detail: detail)
         case .duplicateIdentity: duplicateIdentity(detail)
         case .invalidShape: wrongShape(detail)
+        case .invalidSortKey: invalidSortKey(detail)
         }
         problem.extraMembers = [("op", refusal.op)]
         return problem

@@ -26,26 +26,31 @@ public struct CollectionSortError: Error, Sendable, CustomStringConvertible {
 extension JSONCollection {
     /// This collection with its rows (within each section) and sections in `order`, keys
     /// read from `text` (where the elements' spans are); `nil` when it is in order already
-    /// (one pass over neighbours finds it: no sort). Elements that tie on their keys come in
-    /// the order of their identity members' values (the identity's text when it is not a
-    /// scalar), then of their texts' bytes: the same in every process. Spans are unchanged.
-    /// `path` names the collection in errors.
+    /// (one pass over neighbours finds it: no sort). Elements that tie on their keys stand as
+    /// ``SortPlace`` says (a section by its header: its text with its `items` empty): the
+    /// same in every process. Spans are unchanged. `path` names the collection in errors.
     public func sorted(_ order: CollectionOrder, idKey: String, text: [UInt8], path: String) throws(CollectionSortError) -> JSONCollection? {
         switch self {
         case .list(let items):
             guard let rows = order.rows,
-                  let positions = try Self.sortedPositions(of: items, order: rows, idKey: idKey, text: text, path: { "\(path)[\($0)]" })
+                  let positions = try Self.sortedPositions(
+                      of: items.lazy.map { text[$0.span] }, by: SortPlace.Reader(order: rows, idKey: idKey), path: { "\(path)[\($0)]" }
+                  )
             else { return nil }
             return .list(JSONItems(positions.lazy.map { items[$0] }))
         case .sectioned(let sections):
             let sectionOrder = try order.sections.flatMap { (sectionOrder) throws(CollectionSortError) in
-                try Self.sortedPositions(of: sections.flat.headers, order: sectionOrder, idKey: idKey, text: text, path: { "\(path).sections[\($0)]" })
+                try Self.sortedPositions(
+                    of: sections.map { $0.headerText(in: text)[...] }, by: SortPlace.Reader(order: sectionOrder, idKey: idKey),
+                    path: { "\(path).sections[\($0)]" }
+                )
             }
             var rowOrders: [[Int]?] = []
             if let rows = order.rows {
+                let reader = SortPlace.Reader(order: rows, idKey: idKey)
                 for (index, section) in sections.enumerated() {
                     rowOrders.append(try Self.sortedPositions(
-                        of: section.items, order: rows, idKey: idKey, text: text, path: { "\(path).sections[\(index)].items[\($0)]" }
+                        of: section.items.lazy.map { text[$0.span] }, by: reader, path: { "\(path).sections[\(index)].items[\($0)]" }
                     ))
                 }
             }
@@ -65,38 +70,69 @@ extension JSONCollection {
         }
     }
 
-    /// The positions of `elements` in `order` (ties as ``sorted(_:idKey:text:path:)``
-    /// says); `nil` when they are in order already.
+    /// The positions of the elements whose texts are `texts` in the order `reader` reads
+    /// (``SortPlace``); `nil` when they are in order already: one pass, each element's place
+    /// compared with the one before and let go, so an ordered collection costs no sort and
+    /// holds no places (past the first out of order, every place is read and sorted).
     private static func sortedPositions(
-        of elements: some RandomAccessCollection<JSONElement>, order: SortOrder, idKey: String, text: [UInt8], path: (Int) -> String
+        of texts: some Collection<ArraySlice<UInt8>>, by reader: SortPlace.Reader, path: (Int) -> String
     ) throws(CollectionSortError) -> [Int]? {
-        let identityName = [Array(idKey.utf8)]
-        var keys: [(keys: [SortKey], identity: SortKey?, text: ArraySlice<UInt8>)] = []
-        keys.reserveCapacity(elements.count)
-        for (offset, element) in elements.enumerated() {
-            let elementText = text[element.span]
+        func place(_ offset: Int, _ text: ArraySlice<UInt8>) throws(CollectionSortError) -> SortPlace {
             do throws(SortKeyError) {
-                let identity = JSONMemberScanner.values(of: identityName, in: elementText)[0].flatMap(SortKey.init(text:))
-                keys.append((try order.keys(of: elementText), identity, elementText))
+                return try reader.place(of: text)
             } catch {
                 throw CollectionSortError(path: path(offset), reason: error)
             }
         }
-        func compare(_ left: Int, _ right: Int) -> Int {
-            let (a, b) = (keys[left], keys[right])
-            let byKeys = order.compare(a.keys, b.keys)
-            if byKeys != 0 { return byKeys }
-            if let leftIdentity = a.identity, let rightIdentity = b.identity {
-                let byIdentity = SortKey.compare(leftIdentity, rightIdentity)
-                if byIdentity != 0 { return byIdentity }
+        var (previous, current) = (SortPlace(keys: [], identity: nil, text: []), SortPlace(keys: [], identity: nil, text: []))
+        var scanned: [ArraySlice<UInt8>?] = []
+        var inOrder = true
+        for (offset, text) in texts.enumerated() {
+            do throws(SortKeyError) {
+                try reader.read(text, into: &current, scanned: &scanned)
+            } catch {
+                throw CollectionSortError(path: path(offset), reason: error)
             }
-            return a.text.elementsEqual(b.text) ? 0 : a.text.lexicographicallyPrecedes(b.text) ? -1 : 1
+            if offset > 0, reader.compare(previous, current) > 0 {
+                inOrder = false
+                break
+            }
+            swap(&previous, &current)
         }
-        let positions = Array(keys.indices)
-        guard zip(positions, positions.dropFirst()).contains(where: { compare($0, $1) > 0 }) else { return nil }
-        return positions.sorted { left, right in
-            let order = compare(left, right)
-            return order != 0 ? order < 0 : left < right
+        guard !inOrder else { return nil }
+        var places: [SortPlace] = []
+        places.reserveCapacity(texts.count)
+        for (offset, text) in texts.enumerated() { places.append(try place(offset, text)) }
+        // Sorted by the first key's prefix (a number beside the position: no place is read
+        // or copied), places compared only where prefixes tie.
+        let descending = reader.order.keys[0].descending
+        var entries = places.indices.map { (prefix: places[$0].keys[0].orderPrefix, position: $0) }
+        if descending { entries.withUnsafeMutableBufferPointer { for index in $0.indices { $0[index].prefix = ~$0[index].prefix } } }
+        places.withUnsafeBufferPointer { places in
+            entries.sort { left, right in
+                if left.prefix != right.prefix { return left.prefix < right.prefix }
+                let order = reader.compare(places[left.position], places[right.position])
+                return order != 0 ? order < 0 : left.position < right.position
+            }
         }
+        return entries.map(\.position)
+    }
+}
+
+extension JSONSection {
+    /// Where its `items` array stands in the compact `text` its spans point into (the first
+    /// `items` member's value, read from the section's text, so wherever its rows stand now);
+    /// `nil` when it has none.
+    public func itemsArraySpan(in text: [UInt8]) -> Range<Int>? {
+        JSONMemberScanner.values(of: [Self.itemsName], in: text[header.span])[0].map { $0.startIndex..<$0.endIndex }
+    }
+
+    private static let itemsName = Array("items".utf8)
+
+    /// Its header's text: its own with its `items` empty (`[]`), from the compact `text` its
+    /// spans point into.
+    func headerText(in text: [UInt8]) -> [UInt8] {
+        guard let items = itemsArraySpan(in: text) else { return Array(text[header.span]) }
+        return Array(text[header.span.lowerBound..<items.lowerBound]) + Array("[]".utf8) + Array(text[items.upperBound..<header.span.upperBound])
     }
 }

@@ -18,20 +18,18 @@ extension JSONCollection {
             for (index, section) in sections.enumerated() {
                 if index > 0 { written.append(UInt8(ascii: ",")) }
                 let sectionText = text[section.header.span]
-                guard let items = JSONMemberScanner.values(of: [Self.itemsName], in: sectionText)[0] else {
+                guard let items = section.itemsArraySpan(in: text) else {
                     written.append(contentsOf: sectionText)
                     continue
                 }
-                written.append(contentsOf: text[sectionText.startIndex..<items.startIndex])
+                written.append(contentsOf: text[sectionText.startIndex..<items.lowerBound])
                 Self.join(section.items.lazy.map { text[$0.span] }, into: &written)
-                written.append(contentsOf: text[items.endIndex..<sectionText.endIndex])
+                written.append(contentsOf: text[items.upperBound..<sectionText.endIndex])
             }
             written.append(contentsOf: text[last...])
         }
         return written
     }
-
-    private static let itemsName = Array("items".utf8)
 
     /// `elements` as a JSON array.
     private static func join(_ elements: some Sequence<ArraySlice<UInt8>>, into written: inout [UInt8]) {

@@ -6,34 +6,48 @@ enum JSONMemberScanner {
     /// object whose text is `text`; `nil` for a name it lacks, and for every name when the
     /// text is not an object.
     static func values(of names: [[UInt8]], in text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>?] {
-        var found = [ArraySlice<UInt8>?](repeating: nil, count: names.count)
+        var found: [ArraySlice<UInt8>?] = []
+        scan(names, in: text, into: &found)
+        return found
+    }
+
+    /// ``values(of:in:)`` written into `found` (its room kept from one row to the next).
+    static func scan(_ names: [[UInt8]], in text: ArraySlice<UInt8>, into found: inout [ArraySlice<UInt8>?]) {
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(nil, count: names.count))
         var position = skipWhitespace(text, from: text.startIndex)
-        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return found }
+        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return }
         var left = names.count
         position += 1
         while left > 0 {
             position = skipWhitespace(text, from: position)
-            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return found }
+            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return }
             let keyEnd = stringEnd(text, from: position)
             let key = text[(position + 1)..<(keyEnd - 1)]
             position = skipWhitespace(text, from: keyEnd) + 1  // the colon
             position = skipWhitespace(text, from: position)
             let valueEnd = valueEnd(text, from: position)
-            let name = key.contains(UInt8(ascii: "\\")) ? JSONParser.decodedContent(key) : Array(key)
-            if let index = names.firstIndex(where: { $0.elementsEqual(name) }), found[index] == nil {
+            // A name compares as it is written unless it is written with escapes.
+            let index = if key.contains(UInt8(ascii: "\\")) {
+                names.firstIndex(of: JSONParser.decodedContent(key))
+            } else {
+                names.firstIndex { $0.elementsEqual(key) }
+            }
+            if let index, found[index] == nil {
                 found[index] = text[position..<valueEnd]
                 left -= 1
             }
             position = skipWhitespace(text, from: valueEnd)
-            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return found }
+            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return }
             position += 1
         }
-        return found
     }
 
     private static func skipWhitespace(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
         var position = start
-        while position < text.endIndex, [0x20, 0x0A, 0x0D, 0x09].contains(text[position]) { position += 1 }
+        while position < text.endIndex, text[position] == 0x20 || text[position] == 0x0A || text[position] == 0x0D || text[position] == 0x09 {
+            position += 1
+        }
         return position
     }
 

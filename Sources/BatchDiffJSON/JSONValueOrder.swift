@@ -14,7 +14,7 @@ enum JSONValueOrder {
     }
 
     /// The integer `text` writes, when it is one of at most 18 digits (so it fits).
-    private static func smallInteger(_ text: ArraySlice<UInt8>) -> Int64? {
+    static func smallInteger(_ text: ArraySlice<UInt8>) -> Int64? {
         let negative = text.first == UInt8(ascii: "-")
         let digits = negative ? text.dropFirst() : text
         guard (1...18).contains(digits.count) else { return nil }

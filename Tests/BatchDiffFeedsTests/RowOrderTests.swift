@@ -66,6 +66,48 @@ final class RowOrderTests: XCTestCase {
         }
     }
 
+    /// Rows put where `partitionPoint` says, by a key kept beside them, stand sorted by it
+    /// (ties in the order they came), through inserts, re-placed rows and removals.
+    func testPartitionPointKeepsRowsSorted() {
+        var generator = SplitMix64(state: 41)
+        var order = RowOrder(items: JSONItems())
+        var keys: [Int32: Int] = [:]
+        var model: [(identity: Int, key: Int)] = []
+        func place(_ row: Int32, key: Int) -> Int {
+            keys[row] = key
+            let position = order.partitionPoint { keys[$0]! > key }
+            order.insert(row, at: position)
+            return position
+        }
+        for identity in 0..<2_000 {
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0 where !model.isEmpty:
+                let index = Int.random(in: 0..<model.count, using: &generator)
+                guard case .row(let row) = order.row(fingerprint(model[index].identity)) else { return XCTFail("no row \(model[index])") }
+                order.detach(row)
+                let key = Int.random(in: 0..<50, using: &generator)
+                model[index].key = key
+                let moved = model.remove(at: index)
+                let position = place(row, key: key)
+                model.insert(moved, at: model.lastIndex { $0.key <= key }.map { $0 + 1 } ?? 0)
+                XCTAssertEqual(position, model.firstIndex { $0.identity == moved.identity })
+            case 1 where !model.isEmpty:
+                let removed = model.remove(at: Int.random(in: 0..<model.count, using: &generator))
+                guard case .row(let row) = order.row(fingerprint(removed.identity)) else { return XCTFail("no row \(removed)") }
+                order.remove(row)
+            default:
+                let key = Int.random(in: 0..<50, using: &generator)
+                let row = order.newRow(identity: fingerprint(identity), content: fingerprint(0), location: RowOrder.TextLocation(text: 0, start: 0, count: 1))
+                let position = place(row, key: key)
+                model.insert((identity, key), at: model.lastIndex { $0.key <= key }.map { $0 + 1 } ?? 0)
+                XCTAssertEqual(position, model.firstIndex { $0.identity == identity })
+            }
+        }
+        order._checkInvariants()
+        XCTAssertEqual(order.rowsInOrder().map { order.identity(of: $0) }, model.map { fingerprint($0.identity) })
+        XCTAssertEqual(model.map(\.key), model.map(\.key).sorted())
+    }
+
     func testRepeatedIdentitiesAreToldApart() {
         let items = JSONItems([1, 2, 1].enumerated().map { JSONItem(identity: fingerprint($0.element), content: fingerprint(0), span: 1 + 2 * $0.offset..<2 + 2 * $0.offset) })
         let order = RowOrder(items: items)

@@ -1,4 +1,4 @@
-import BatchDiffJSON
+@testable import BatchDiffJSON
 import Foundation
 import TestSupport
 import XCTest
@@ -10,9 +10,17 @@ final class SortKeyTests: XCTestCase {
         try SortOrder(parsing: order).keys(of: Array(row.utf8)[...])
     }
 
+    /// How the rows compare; on the way, that the first keys' prefixes a sort compares first
+    /// (``SortKey/orderPrefix``) never say otherwise.
     private func compare(_ left: String, _ right: String, _ order: String = "k") throws -> Int {
         let order = try SortOrder(parsing: order)
-        return order.compare(try order.keys(of: Array(left.utf8)[...]), try order.keys(of: Array(right.utf8)[...]))
+        let (leftKeys, rightKeys) = (try order.keys(of: Array(left.utf8)[...]), try order.keys(of: Array(right.utf8)[...]))
+        let found = order.compare(leftKeys, rightKeys)
+        let byFirst = SortKey.compare(leftKeys[0], rightKeys[0])
+        let (leftPrefix, rightPrefix) = (leftKeys[0].orderPrefix, rightKeys[0].orderPrefix)
+        XCTAssertTrue(byFirst < 0 ? leftPrefix <= rightPrefix : byFirst == 0 ? leftPrefix == rightPrefix : leftPrefix >= rightPrefix,
+                      "prefixes \(leftPrefix), \(rightPrefix) of \(left), \(right)")
+        return found
     }
 
     /// Numbers compare by their exact decimal value, however they are written: against

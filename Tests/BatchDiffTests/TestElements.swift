@@ -74,3 +74,8 @@ func randomlyEdited(_ old: [TestSection], fresh: inout Int, using rng: inout Spl
     }
     return new
 }
+
+/// The rules ``brokenRules(_:old:new:identity:allowsMoves:)`` checks, for test sections.
+func brokenRules(_ batch: SectionedBatch, old: [TestSection], new: [TestSection], allowsMoves: Bool = true) -> [String] {
+    TestSupport.brokenRules(batch, old: old, new: new, identity: \.id, allowsMoves: allowsMoves)
+}

@@ -25,11 +25,6 @@ extension Feeds {
                     return FeedWrite(version: kept.version, changed: kept.changed, body: kept.body, textCount: 0)
                 }
                 guard condition.holds(forLatest: stored.snapshot.version) else { throw .conditionFailed(id, latest: stored.snapshot.version) }
-                // Until upserts are placed by their keys, a patch could leave a sorted feed out
-                // of its order: a sorted feed is written whole.
-                guard stored.settings.order.isEmpty else {
-                    throw .invalidSnapshot("feed \(id) is sorted; write it with PUT: a PATCH does not place rows by their keys yet")
-                }
                 if let write = try await patched(patch, over: stored, to: id, options: options, keeping: key.map { ($0, patch.checksum) }) {
                     return write
                 }

@@ -164,8 +164,11 @@ package struct PatchRefusal: Sendable, Equatable {
         /// The op would repeat an identity in a feed that keeps them unique, or names one
         /// that repeats in the feed.
         case duplicateIdentity
-        /// An op of unknown form, or of the other shape of feed.
+        /// An op of unknown form, or of the other shape of feed, or one that places a row
+        /// (section) of a sorted feed.
         case invalidShape
+        /// A row (section header) of a sorted feed whose key member holds an array or an object.
+        case invalidSortKey
     }
 
     /// What is wrong.

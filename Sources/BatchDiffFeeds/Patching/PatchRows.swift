@@ -14,7 +14,7 @@ enum PatchRows {
     consuming func patched(by patch: FeedPatch, settings: FeedSettings) throws(FeedError) -> (rows: PatchRows, change: PatchChange) {
         switch consume self {
         case .list(let rows):
-            var list = PatchedList(rows, idKey: settings.idKey, patch: patch)
+            var list = PatchedList(rows, settings: settings, patch: patch)
             try list.apply(patch)
             return (.list(list.rows), try ListPatchChange.change(of: list))
         case .sectioned(let rows):

@@ -14,14 +14,18 @@ struct PatchedList {
     let oldCount: Int
     let oldTextCount: Int
     private let idKey: String
+    /// Where rows go when the feed is sorted.
+    private let placement: KeyPlacement?
     /// The index of the op being applied, for refusals.
     private var opIndex = 0
 
-    /// The rows `rows`, of a feed whose identity member is `idKey`, to be changed by `patch`.
-    init(_ rows: consuming ListRows, idKey: String, patch: FeedPatch) {
+    /// The rows `rows`, of a feed with `settings`, to be changed by `patch`.
+    init(_ rows: consuming ListRows, settings: FeedSettings, patch: FeedPatch) {
         self.rows = rows
         let order = self.rows.order
+        let idKey = settings.idKey
         self.idKey = idKey
+        placement = settings.order.rows.map { KeyPlacement($0, parameter: "orderBy", idKey: idKey) }
         oldCount = order.count
         oldTextCount = order.textCount
         for identity in patch.targets(idKey: idKey).rows {
@@ -42,15 +46,18 @@ struct PatchedList {
                 let identity = item.itemIdentity(idKey: idKey)
                 let span = item.span
                 let location = RowOrder.TextLocation(text: text, start: Int32(span.lowerBound), count: Int32(span.count))
+                if let placement, position != nil { throw placement.positionRefused("an upsert takes no position", op: index) }
                 if let row = try row(identity, named: item, required: false) {
                     rows.order.change(row, content: item.fingerprint, location: location)
                     if let position {
                         rows.order.detach(row)
                         try place(row, at: position)
                     }
+                    try placeByKey(row, named: item)
                 } else {
                     if before[identity] == nil { added.insert(identity) }
-                    try place(rows.order.newRow(identity: identity, content: item.fingerprint, location: location), at: position ?? .end)
+                    let row = rows.order.newRow(identity: identity, content: item.fingerprint, location: location)
+                    if placement == nil { try place(row, at: position ?? .end) } else { try placeByKey(row, named: item, isPlaced: false) }
                 }
             case .merge(let id, let patch, let section):
                 try refuseSection(section)
@@ -59,12 +66,14 @@ struct PatchedList {
                         throw refused(.invalidShape, MergedRow.changesIdentity(of: id, idKey: idKey))
                     }
                     rows.order.change(row, content: merged.content, location: rows.texts.add(row: merged.text))
+                    try placeByKey(row, named: id)
                 }
             case .remove(let id, let section):
                 try refuseSection(section)
                 if let row = try row(id.fingerprint, named: id, required: true) { rows.order.remove(row) }
             case .move(let id, let section, let position):
                 try refuseSection(section)
+                if let placement { throw placement.positionRefused("move places a row, which an upsert of its new keys does", op: index) }
                 if let row = try row(id.fingerprint, named: id, required: true) {
                     rows.order.detach(row)
                     try place(row, at: position)
@@ -99,6 +108,16 @@ struct PatchedList {
         case .before(let anchor): rows.order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)))
         case .after(let anchor): rows.order.insert(row, at: order.position(of: try self.anchor(anchor, besides: row)) + 1)
         }
+    }
+
+    /// Puts `row` (in a position unless not `isPlaced`) where its keys put it, when the feed
+    /// is sorted; `named` names it in refusals.
+    private mutating func placeByKey(_ row: Int32, named: JSONValue, isPlaced: Bool = true) throws(FeedError) {
+        guard let placement else { return }
+        let place = try placement.place(of: rows.texts[order.location(of: row)], named: "row \(FeedPatch.describe(named))", op: opIndex)
+        if isPlaced { rows.order.detach(row) }
+        let position = try placement.position(of: place, among: order) { rows.texts[order.location(of: $0)] }
+        rows.order.insert(row, at: position)
     }
 
     private func anchor(_ anchor: JSONValue, besides row: Int32) throws(FeedError) -> Int32 {

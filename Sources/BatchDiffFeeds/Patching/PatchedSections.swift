@@ -49,6 +49,9 @@ struct PatchedSections {
     /// The identities of the sections the patch added.
     private(set) var addedSections: Set<Fingerprint> = []
     private let settings: FeedSettings
+    /// Where rows go within their sections, and where sections go, when the feed is sorted.
+    private let rowPlacement: KeyPlacement?
+    private let sectionPlacement: KeyPlacement?
     private var opIndex = 0
     private var patchText: Int32 = 0
 
@@ -56,6 +59,8 @@ struct PatchedSections {
     init(_ rows: consuming SectionedRows, settings: FeedSettings, patch: FeedPatch) {
         self.rows = rows
         self.settings = settings
+        rowPlacement = settings.order.rows.map { KeyPlacement($0, parameter: "orderBy", idKey: settings.idKey) }
+        sectionPlacement = settings.order.sections.map { KeyPlacement($0, parameter: "sectionOrderBy", idKey: settings.idKey) }
         oldTextCount = self.rows.textCount
         oldSectionCount = self.rows.order.count
         let targets = patch.targets(idKey: settings.idKey)
@@ -90,6 +95,7 @@ struct PatchedSections {
             case .upsertSection(let item, let position): try upsertSection(item, at: position)
             case .removeSection(let id): try removeSection(id)
             case .moveSection(let id, let position):
+                if let sectionPlacement { throw sectionPlacement.positionRefused("moveSection places a section, which an upsertSection of its new keys does", op: index) }
                 let section = try section(id)
                 rows.detach(section)
                 try placeSection(section, at: position)
@@ -101,6 +107,7 @@ struct PatchedSections {
 
     private mutating func upsert(_ item: JSONValue, in sectionID: JSONValue?, at position: FeedPatch.Position?) throws(FeedError) {
         let section = try rowSection(sectionID)
+        if let rowPlacement, position != nil { throw rowPlacement.positionRefused("an upsert takes no position", op: opIndex) }
         let identity = item.itemIdentity(idKey: settings.idKey)
         let location = location(of: item)
         if let row = try row(identity, named: item, in: section, required: false) {
@@ -110,13 +117,14 @@ struct PatchedSections {
                 rows.changeRows(of: section) { rows in rows.detach(row) }
                 try placeRow(row, identity, in: section, at: position)
             }
+            try placeRowByKey(row, in: section, named: item)
             return
         }
         if settings.uniqueIdentities, case .row(let other, _) = rows.row(identity) {
             throw refused(.duplicateIdentity, "the feed keeps its identities unique; \(FeedPatch.describe(item)) would repeat the identity of a row\(sectionName(other))")
         }
         let row = add(identity, content: item.fingerprint, location: location, to: section)
-        try placeRow(row, identity, in: section, at: position ?? .end)
+        if rowPlacement == nil { try placeRow(row, identity, in: section, at: position ?? .end) } else { try placeRowByKey(row, in: section, named: item, isPlaced: false) }
     }
 
     private mutating func merge(_ id: JSONValue, by patch: JSONValue, in sectionID: JSONValue?) throws(FeedError) {
@@ -129,6 +137,7 @@ struct PatchedSections {
         let location = rows.texts.add(row: merged.text)
         touch(RowKey(section: section, row: row), id.fingerprint)
         rows.changeRows(of: section) { rows in rows.change(row, content: merged.content, location: location) }
+        try placeRowByKey(row, in: section, named: id)
     }
 
     private mutating func remove(_ id: JSONValue, from sectionID: JSONValue?) throws(FeedError) {
@@ -139,6 +148,7 @@ struct PatchedSections {
 
     private mutating func move(_ id: JSONValue, to sectionID: JSONValue?, at position: FeedPatch.Position) throws(FeedError) {
         let section = try rowSection(sectionID)
+        if let rowPlacement { throw rowPlacement.positionRefused("move places a row, which an upsert of its new keys does", op: opIndex) }
         // Found in any section: the op names where it goes.
         guard case .row(let from, let row) = try lookUp(id.fingerprint, named: id) else {
             throw refused(.identityNotFound, "the feed has no row \(FeedPatch.describe(id))")
@@ -196,6 +206,16 @@ struct PatchedSections {
         rows.changeRows(of: section) { rows in rows.insert(row, at: at) }
     }
 
+    /// Puts `row` of `section` (in a position unless not `isPlaced`) where its keys put it
+    /// among the section's rows, when they are sorted; `named` names it in refusals.
+    private mutating func placeRowByKey(_ row: Int32, in section: Int32, named: JSONValue, isPlaced: Bool = true) throws(FeedError) {
+        guard let rowPlacement else { return }
+        let place = try rowPlacement.place(of: rows.texts[rows[section].rows.location(of: row)], named: "row \(FeedPatch.describe(named))", op: opIndex)
+        if isPlaced { rows.changeRows(of: section) { rows in rows.detach(row) } }
+        let position = try rowPlacement.position(of: place, among: rows[section].rows) { rows.texts[rows[section].rows.location(of: $0)] }
+        rows.changeRows(of: section) { rows in rows.insert(row, at: position) }
+    }
+
     private func rowAnchor(_ anchor: JSONValue, in section: Int32, besides identity: Fingerprint) throws(FeedError) -> Int32 {
         switch rows.row(anchor.fingerprint) {
         case .repeated: throw refused(.duplicateIdentity, "the anchor \(FeedPatch.describe(anchor)) repeats in the feed; an op cannot name it")
@@ -211,7 +231,8 @@ struct PatchedSections {
     private mutating func upsertSection(_ item: JSONValue, at position: FeedPatch.Position?) throws(FeedError) {
         let identity = item.sectionIdentity(idKey: settings.idKey)
         let items = item.member(named: "items")
-        let (prefix, suffix) = Self.header(of: item)
+        let (prefix, suffix) = item.sectionHeader
+        if let sectionPlacement, position != nil { throw sectionPlacement.positionRefused("an upsertSection takes no position", op: opIndex) }
         if let section = try sectionNamed(identity, item, required: false) {
             guard items == nil else {
                 throw refused(.invalidShape, "section \(FeedPatch.describe(item)) exists: upsertSection changes its header only, and may not carry \"items\" (row ops change them)")
@@ -221,19 +242,20 @@ struct PatchedSections {
                 rows.detach(section)
                 try placeSection(section, at: position)
             }
+            try placeSectionByKey(section, named: item)
             return
         }
         guard items == nil || items!.isArray else { throw refused(.invalidShape, "a new section's \"items\" is an array, not \(items!.kindName)") }
         let section = rows.newSection(identity: identity, content: item.headerContent, prefix: prefix, suffix: suffix)
         addedSections.insert(identity)
-        try placeSection(section, at: position ?? .end)
+        if sectionPlacement == nil { try placeSection(section, at: position ?? .end) } else { try placeSectionByKey(section, named: item, isPlaced: false) }
         for row in items?.elements ?? [] {
             let rowIdentity = row.itemIdentity(idKey: settings.idKey)
             if settings.uniqueIdentities && rows.rowIdentity(rowIdentity) != nil {
                 throw refused(.duplicateIdentity, "the feed keeps its identities unique; the row \(FeedPatch.describe(row)) of the new section would repeat one")
             }
             let added = add(rowIdentity, content: row.fingerprint, location: location(of: row), to: section)
-            rows.changeRows(of: section) { rows in rows.insert(added, at: rows.count) }
+            if rowPlacement == nil { rows.changeRows(of: section) { rows in rows.insert(added, at: rows.count) } } else { try placeRowByKey(added, in: section, named: row, isPlaced: false) }
         }
     }
 
@@ -288,6 +310,16 @@ struct PatchedSections {
         rows.place(section, at: at)
     }
 
+    /// Puts `section` (in a position unless not `isPlaced`) where its header's keys put it,
+    /// when sections are sorted; `named` names it in refusals.
+    private mutating func placeSectionByKey(_ section: Int32, named: JSONValue, isPlaced: Bool = true) throws(FeedError) {
+        guard let sectionPlacement else { return }
+        let place = try sectionPlacement.place(of: rows.headerText(of: section)[...], named: "section \(FeedPatch.describe(named))", op: opIndex)
+        if isPlaced { rows.detach(section) }
+        let position = try sectionPlacement.position(of: place, among: rows.order) { rows.headerText(of: $0)[...] }
+        rows.place(section, at: position)
+    }
+
     private func sectionAnchor(_ anchor: JSONValue, besides section: Int32) throws(FeedError) -> Int32 {
         switch rows.order.row(anchor.fingerprint) {
         case .repeated: throw refused(.duplicateIdentity, "the anchor section \(FeedPatch.describe(anchor)) repeats; an op cannot name it")
@@ -295,20 +327,6 @@ struct PatchedSections {
         case .row: throw refused(.anchorNotFound, "no section \(FeedPatch.describe(anchor)) to stand beside (a section cannot stand beside itself)")
         case .none: throw refused(.anchorNotFound, "no section \(FeedPatch.describe(anchor)) to stand beside")
         }
-    }
-
-    /// A header an op gave: its text before its `items` array (every member but `items`, as
-    /// sent, then `"items":`) and after it.
-    private static func header(of item: JSONValue) -> (prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>) {
-        var prefix: [UInt8] = [UInt8(ascii: "{")]
-        for (key, value) in item.members where key.string != "items" {
-            prefix += key.text
-            prefix.append(UInt8(ascii: ":"))
-            prefix += value.text
-            prefix.append(UInt8(ascii: ","))
-        }
-        prefix += Array(#""items":"#.utf8)
-        return (prefix[...], [UInt8(ascii: "}")][...])
     }
 
     // MARK: What the patch touched

@@ -195,6 +195,23 @@ struct RowOrder {
     /// Where the text of the row at `position` starts in the list's compact text.
     func offset(of position: Int) -> Int { 1 + position + bytes(before: position) }
 
+    /// The number of rows before the first for which `isAfter` holds, the rows standing so
+    /// that once it holds for one it holds for every one after (a sorted order's upper
+    /// bound): O(log n) calls, down the tree.
+    func partitionPoint<Failure: Error>(_ isAfter: (Int32) throws(Failure) -> Bool) throws(Failure) -> Int {
+        var node = root
+        var position = 0
+        while node >= 0 {
+            if try isAfter(node) {
+                node = nodes[Int(node)].left
+            } else {
+                position += size(nodes[Int(node)].left) + 1
+                node = nodes[Int(node)].right
+            }
+        }
+        return position
+    }
+
     // MARK: Changing
 
     /// A new row of `identity` and `content`, its text at `location`, in no position yet

@@ -46,22 +46,11 @@ struct SectionedRows {
         order = RowOrder(items: all.map(\.header))
         for section in all {
             let span = section.header.span
-            let items = try Self.itemsArray(of: section, in: text)
+            guard let items = section.itemsArraySpan(in: text) else { throw .internalFailure("a section without its items") }
             let node = Int32(sections.count)
             sections.append(Section(prefix: text[span.lowerBound..<items.lowerBound], suffix: text[items.upperBound..<span.upperBound], rows: RowOrder(items: section.items)))
             for item in section.items { count(item.identity, in: node, by: 1) }
         }
-    }
-
-    /// Where a section's `items` array stands in the compact `text`: right around its rows
-    /// when it has some, else read from the section's own text.
-    private static func itemsArray(of section: JSONSection, in text: [UInt8]) throws(FeedError) -> Range<Int> {
-        if let first = section.items.first, let last = section.items.last { return first.span.lowerBound - 1..<last.span.upperBound + 1 }
-        let span = section.header.span
-        guard let value = try? JSONDocument(bytes: Array(text[span])).root.member(named: "items") else {
-            throw .internalFailure("a section without its items")
-        }
-        return span.lowerBound + value.span.lowerBound..<span.lowerBound + value.span.upperBound
     }
 
     /// Where the empty `sections` array of the compact `text` stands (after its `[`).
@@ -210,5 +199,21 @@ struct SectionedRows {
     /// Bytes held, estimated (the version's text aside: its snapshot holds it too).
     var byteEstimate: Int {
         order.byteEstimate + sections.capacity * MemoryLayout<Section?>.stride + rowCount * RowOrder.bytesPerRow + texts.patchBytes
+    }
+}
+
+extension JSONValue {
+    /// This section's header as a ``SectionedRows/Section`` holds it: its text before its
+    /// `items` array (every member but `items`, as sent, then `"items":`) and after it.
+    var sectionHeader: (prefix: ArraySlice<UInt8>, suffix: ArraySlice<UInt8>) {
+        var prefix: [UInt8] = [UInt8(ascii: "{")]
+        for (key, value) in members where key.string != "items" {
+            prefix += key.text
+            prefix.append(UInt8(ascii: ":"))
+            prefix += value.text
+            prefix.append(UInt8(ascii: ","))
+        }
+        prefix += Array(#""items":"#.utf8)
+        return (prefix[...], [UInt8(ascii: "}")][...])
     }
 }

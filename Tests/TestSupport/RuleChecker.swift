@@ -1,8 +1,11 @@
 import BatchDiff
 
 /// An independent check of the rules of docs/batch-format.md §4 on a batch between two
-/// sectioned collections, written without the differ's code. Returns the broken rules.
-func brokenRules(_ batch: SectionedBatch, old: [TestSection], new: [TestSection], allowsMoves: Bool = true) -> [String] {
+/// sectioned collections, written without the differ's code, rows the same row when
+/// `identity` says so. Returns the broken rules.
+public func brokenRules<Header, Item: Hashable, Identity: Hashable>(
+    _ batch: SectionedBatch, old: [Section<Header, Item>], new: [Section<Header, Item>], identity: (Item) -> Identity, allowsMoves: Bool = true
+) -> [String] {
     var broken: [String] = []
     func check(_ condition: Bool, _ rule: @autoclosure () -> String) { if !condition { broken.append(rule()) } }
     let s = batch.sections
@@ -64,13 +67,13 @@ func brokenRules(_ batch: SectionedBatch, old: [TestSection], new: [TestSection]
     // Smallness: no delete plus insert of the same unchanged row between staying sections
     // where a move would do (for identities that appear once on each side; repeats pair in order).
     if allowsMoves {
-        var occurrences = [Int: Int]()
-        for row in old.flatMap(\.items) + new.flatMap(\.items) { occurrences[row.id, default: 0] += 1 }
+        var occurrences = [Identity: Int]()
+        for row in old.flatMap(\.items) + new.flatMap(\.items) { occurrences[identity(row), default: 0] += 1 }
         let stayingOld = Set(origin.compactMap { $0 }).subtracting(movedOld)
         let deletedRows = r.deleted.filter { stayingOld.contains($0.section) }.map { old[$0.section].items[$0.row] }
         let insertedRows = r.inserted.filter { !movedNew.contains($0.section) && origin[$0.section] != nil }
             .map { new[$0.section].items[$0.row] }
-        check(Set(deletedRows).isDisjoint(with: insertedRows.filter { occurrences[$0.id] == 2 }), "no delete plus insert of an unchanged row where a move would do")
+        check(Set(deletedRows).isDisjoint(with: insertedRows.filter { occurrences[identity($0)] == 2 }), "no delete plus insert of an unchanged row where a move would do")
     }
     return broken
 }
