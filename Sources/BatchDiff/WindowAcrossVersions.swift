@@ -13,13 +13,20 @@ extension ListBatchWindow {
     /// The window `offset..<offset+limit` across `batches`, the batches of consecutive
     /// versions (at least one). Throws ``BatchError`` when they do not follow one another.
     package init(across batches: [ListBatch], offset: Int, limit: Int) throws {
+        try self.init(across: batches, oldOffset: offset, newOffset: offset, limit: limit)
+    }
+
+    /// The batch from the window `oldOffset..<oldOffset+limit` of the first version to the
+    /// window `newOffset..<newOffset+limit` of the last (a window anchored on a row that
+    /// moved), across `batches` as ``init(across:offset:limit:)`` says.
+    package init(across batches: [ListBatch], oldOffset: Int, newOffset: Int, limit: Int) throws {
         guard let firstBatch = batches.first else { throw BatchError("a window across no versions") }
-        guard batches.count > 1 else {
-            self.init(firstBatch, offset: offset, limit: limit)
+        guard batches.count > 1 || oldOffset != newOffset else {
+            self.init(firstBatch, offset: oldOffset, limit: limit)
             return
         }
         // The first window's rows, by identity: where each is now, if anywhere.
-        var rows = windowRange(offset: offset, limit: limit, count: firstBatch.oldCount).map { Followed<Int>(position: $0) }
+        var rows = windowRange(offset: oldOffset, limit: limit, count: firstBatch.oldCount).map { Followed<Int>(position: $0) }
         var count = firstBatch.oldCount
         for batch in batches {
             guard batch.oldCount == count else { throw BatchError("a version's batch does not follow the one before: counts.old \(batch.oldCount), not \(count)") }
@@ -32,10 +39,11 @@ extension ListBatchWindow {
             }
             count = batch.newCount
         }
-        let (first, last) = StandIns.windows(following: rows, to: windowRange(offset: offset, limit: limit, count: count))
+        let lastWindow = windowRange(offset: newOffset, limit: limit, count: count)
+        let (first, last) = StandIns.windows(following: rows, to: lastWindow)
         let composed = BatchDiff.batch(from: first, to: last)
         let newIndex = Dictionary(last.enumerated().map { ($1.identity, $0) }, uniquingKeysWith: { first, _ in first })
-        self.init(batch: composed, reloadedPositions: composed.rows.reloaded.compactMap { newIndex[first[$0].identity].map { offset + $0 } })
+        self.init(batch: composed, reloadedPositions: composed.rows.reloaded.compactMap { newIndex[first[$0].identity].map { lastWindow.lowerBound + $0 } })
     }
 }
 
@@ -44,12 +52,19 @@ extension SectionedBatchWindow {
     /// consecutive versions (at least one). Throws ``BatchError`` when they do not follow
     /// one another.
     package init(across batches: [SectionedBatch], offset: Int, limit: Int) throws {
+        try self.init(across: batches, oldOffset: offset, newOffset: offset, limit: limit)
+    }
+
+    /// The batch from the window of sections `oldOffset..<oldOffset+limit` of the first
+    /// version to the window `newOffset..<newOffset+limit` of the last, across `batches` as
+    /// ``init(across:offset:limit:)`` says.
+    package init(across batches: [SectionedBatch], oldOffset: Int, newOffset: Int, limit: Int) throws {
         guard let firstBatch = batches.first else { throw BatchError("a window across no versions") }
-        guard batches.count > 1 else {
-            self.init(firstBatch, offset: offset, limit: limit)
+        guard batches.count > 1 || oldOffset != newOffset else {
+            self.init(firstBatch, offset: oldOffset, limit: limit)
             return
         }
-        let window = windowRange(offset: offset, limit: limit, count: firstBatch.oldCounts.count)
+        let window = windowRange(offset: oldOffset, limit: limit, count: firstBatch.oldCounts.count)
         var sections = window.map { Followed<Int>(position: $0) }
         var rows: [Followed<RowPath>] = []
         for section in window {
@@ -77,7 +92,7 @@ extension SectionedBatchWindow {
         }
         var standIns = StandIns(after: sections.count + rows.count)
         let first = StandIns.firstSections(window: window, counts: firstBatch.oldCounts)
-        let lastWindow = windowRange(offset: offset, limit: limit, count: counts.count)
+        let lastWindow = windowRange(offset: newOffset, limit: limit, count: counts.count)
         let headerAt = Dictionary(sections.enumerated().compactMap { identity, section in section.position.map { ($0, StandIn(identity, section.isChanged)) } }, uniquingKeysWith: { first, _ in first })
         let rowAt = Dictionary(rows.enumerated().compactMap { identity, row in row.position.map { ($0, StandIn(sections.count + identity, row.isChanged)) } }, uniquingKeysWith: { first, _ in first })
         let last = lastWindow.map { section in
@@ -89,7 +104,7 @@ extension SectionedBatchWindow {
         let composed = BatchDiff.batch(from: first, to: last)
         var newPaths: [Int: RowPath] = [:]
         for (section, rows) in last.enumerated() {
-            for (row, standIn) in rows.items.enumerated() { newPaths[standIn.identity] = RowPath(section: offset + section, row: row) }
+            for (row, standIn) in rows.items.enumerated() { newPaths[standIn.identity] = RowPath(section: lastWindow.lowerBound + section, row: row) }
         }
         self.init(batch: composed, reloadedPaths: composed.rows.reloaded.compactMap { newPaths[first[$0.section].items[$0.row].identity] })
     }

@@ -159,6 +159,13 @@ extension Problem {
                 detail: "feed \(feed) has no row \(cursor.prefix(80)) to page after (it was removed); page again from the start or by offset")
     }
 
+    static func anchorGone(feed: String, anchor: String, inVersion: Int?) -> Problem {
+        let place = inVersion.map { "its version \($0) has no row \(anchor.prefix(80)) (the version the window is asked from)" }
+            ?? "its latest version has no row \(anchor.prefix(80)) (it was removed)"
+        return Problem(status: 410, code: "cursor_gone", title: "Cursor gone",
+                       detail: "the window of feed \(feed) is anchored after a row that is gone: \(place); read the window again by offset, or after another row")
+    }
+
     static func preconditionFailed(_ detail: String) -> Problem {
         Problem(status: 412, code: "precondition_failed", title: "Precondition failed", detail: detail)
     }

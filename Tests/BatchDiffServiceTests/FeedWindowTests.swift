@@ -308,12 +308,6 @@ final class FeedWindowTests: ServerTestCase {
         XCTAssertEqual(try client.metric(readWhole), 1, "a window after a PUT read the version whole")
         XCTAssertEqual(try client.metric(#"batchdiff_feed_rows_read_whole_total{for="write"}"#), 5)
     }
-
-    func testAWindowTakesNoCursor() throws {
-        let client = try startServer().client
-        assertVersion(try client.put("/feeds/l", "[1, 2]"))
-        assertProblem(try client.get("/feeds/l/changes?since=0&limit=5&after=1"), 400, "invalid_query")
-    }
 }
 
 private extension Int {

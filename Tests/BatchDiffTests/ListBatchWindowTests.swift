@@ -13,9 +13,16 @@ final class ListBatchWindowTests: XCTestCase {
 
     /// `window`, the window `offset..<offset+limit` from `old` to `new`.
     private func judge(_ window: ListBatchWindow, _ old: [Row], _ new: [Row], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line) {
-        let slice = { (rows: [Row]) in Array(rows.dropFirst(offset).prefix(limit)) }
-        let (oldWindow, newWindow) = (slice(old), slice(new))
-        let context = "window \(offset), \(limit) of \(old) -> \(new): \(window.batch)"
+        judge(window, old, new, oldOffset: offset, newOffset: offset, limit: limit, file: file, line: line)
+    }
+
+    /// `window`, from the window `oldOffset..<oldOffset+limit` of `old` to the window
+    /// `newOffset..<newOffset+limit` of `new`.
+    private func judge(
+        _ window: ListBatchWindow, _ old: [Row], _ new: [Row], oldOffset: Int, newOffset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let (oldWindow, newWindow) = (Array(old.dropFirst(oldOffset).prefix(limit)), Array(new.dropFirst(newOffset).prefix(limit)))
+        let context = "window \(oldOffset) -> \(newOffset), \(limit) of \(old) -> \(new): \(window.batch)"
         XCTAssertEqual(window.batch.oldCount, oldWindow.count, context, file: file, line: line)
         XCTAssertEqual(window.batch.newCount, newWindow.count, context, file: file, line: line)
         do {
@@ -93,6 +100,28 @@ final class ListBatchWindowTests: XCTestCase {
                 let limit = Int.random(in: 0...longest + 2, using: &rng)
                 let window = try ListBatchWindow(across: batches, offset: offset, limit: limit)
                 judge(window, versions.first!, versions.last!, offset: offset, limit: limit)
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// Windows whose first row moved (anchored on a row, docs/feeds.md §5.3): from one
+    /// window of the first version to another of the last, across one to four versions.
+    func testRandomHistoriesBetweenWindowsAtTwoOffsets() throws {
+        var rng = SplitMix64(state: 0x0FF5_E75)
+        var fresh = 1000
+        for round in 0..<400 {
+            let count = Int.random(in: 0...20, using: &rng)
+            var versions = [round % 2 == 0
+                ? (0..<count).map { Row(id: $0) }
+                : (0..<count).map { _ in Row(id: Int.random(in: 0..<12, using: &rng)) }]
+            for _ in 0..<Int.random(in: 1...4, using: &rng) { versions.append(randomlyEdited(versions.last!, fresh: &fresh, using: &rng)) }
+            let batches = zip(versions, versions.dropFirst()).map { batch(from: $0, to: $1) }
+            for _ in 0..<8 {
+                let (oldOffset, newOffset) = (Int.random(in: 0...versions.first!.count + 1, using: &rng), Int.random(in: 0...versions.last!.count + 1, using: &rng))
+                let limit = Int.random(in: 0...8, using: &rng)
+                let window = try ListBatchWindow(across: batches, oldOffset: oldOffset, newOffset: newOffset, limit: limit)
+                judge(window, versions.first!, versions.last!, oldOffset: oldOffset, newOffset: newOffset, limit: limit)
             }
             if testRun?.failureCount ?? 0 > 0 { return }
         }

@@ -15,9 +15,17 @@ final class SectionedBatchWindowTests: XCTestCase {
     private func judge(
         _ window: SectionedBatchWindow, _ old: [TestSection], _ new: [TestSection], offset: Int, limit: Int, file: StaticString = #filePath, line: UInt = #line
     ) {
-        let slice = { (sections: [TestSection]) in Array(sections.dropFirst(offset).prefix(limit)) }
-        let (oldWindow, newWindow) = (slice(old), slice(new))
-        let context = "window \(offset), \(limit) of \(old.map(describe)) -> \(new.map(describe)): \(window.batch)"
+        judge(window, old, new, oldOffset: offset, newOffset: offset, limit: limit, file: file, line: line)
+    }
+
+    /// `window`, from the window of sections `oldOffset..<oldOffset+limit` of `old` to the
+    /// window `newOffset..<newOffset+limit` of `new`.
+    private func judge(
+        _ window: SectionedBatchWindow, _ old: [TestSection], _ new: [TestSection], oldOffset: Int, newOffset: Int, limit: Int,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let (oldWindow, newWindow) = (Array(old.dropFirst(oldOffset).prefix(limit)), Array(new.dropFirst(newOffset).prefix(limit)))
+        let context = "window \(oldOffset) -> \(newOffset), \(limit) of \(old.map(describe)) -> \(new.map(describe)): \(window.batch)"
         do {
             let values = try window.batch.values(from: newWindow)
             XCTAssertEqual(try window.batch.apply(to: oldWindow, values: values), newWindow, context, file: file, line: line)
@@ -87,6 +95,31 @@ final class SectionedBatchWindowTests: XCTestCase {
                 let limit = Int.random(in: 0...longest + 2, using: &rng)
                 let window = try SectionedBatchWindow(across: batches, offset: offset, limit: limit)
                 judge(window, versions.first!, versions.last!, offset: offset, limit: limit)
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// Windows of sections whose first section moved, from one window of the first version
+    /// to another of the last, across one to four versions.
+    func testRandomHistoriesBetweenWindowsAtTwoOffsets() throws {
+        var rng = SplitMix64(state: 0x5EC7_0FF5)
+        var fresh = 1000
+        for round in 0..<300 {
+            var nextRow = 0
+            var versions: [[TestSection]] = [(0..<Int.random(in: 0...7, using: &rng)).map { section in
+                TestSection(header: Header(id: section), items: (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                    nextRow += 1
+                    return Row(id: round % 2 == 0 ? nextRow : Int.random(in: 0..<6, using: &rng))
+                })
+            }]
+            for _ in 0..<Int.random(in: 1...4, using: &rng) { versions.append(randomlyEdited(versions.last!, fresh: &fresh, using: &rng)) }
+            let batches = zip(versions, versions.dropFirst()).map { batch(from: $0, to: $1) }
+            for _ in 0..<6 {
+                let (oldOffset, newOffset) = (Int.random(in: 0...versions.first!.count + 1, using: &rng), Int.random(in: 0...versions.last!.count + 1, using: &rng))
+                let limit = Int.random(in: 0...5, using: &rng)
+                let window = try SectionedBatchWindow(across: batches, oldOffset: oldOffset, newOffset: newOffset, limit: limit)
+                judge(window, versions.first!, versions.last!, oldOffset: oldOffset, newOffset: newOffset, limit: limit)
             }
             if testRun?.failureCount ?? 0 > 0 { return }
         }

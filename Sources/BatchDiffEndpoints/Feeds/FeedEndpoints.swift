@@ -286,11 +286,15 @@ extension BatchDiffService {
         return cursor
     }
 
-    /// The window a `changes` request asks for (`offset`, `limit`: docs/feeds.md §5.3), or
-    /// `nil`. What windows do not answer yet is refused, never answered for the whole
-    /// collection (a client would apply that batch to its window, and show wrong rows).
+    /// The window a `changes` request asks for (`offset` or `after`, and `limit`:
+    /// docs/feeds.md §5.3), or `nil`. What windows do not answer yet is refused, never
+    /// answered for the whole collection (a client would apply that batch to its window, and
+    /// show wrong rows).
     private static func window(_ request: HTTPRequest, options: AnswerOptions) throws(Problem) -> FeedWindow? {
-        guard request.query["after"] == nil else { throw Problem.badQuery("after: a window starts at an offset") }
+        if let cursor = request.query["after"] {
+            guard request.query["offset"] == nil else { throw Problem.badQuery("offset and after: a window starts at one or the other") }
+            return FeedWindow(after: try Self.cursor(cursor), limit: try rowsLimit(request))
+        }
         guard let (offset, limit) = try rowsQuery(request) else { return nil }
         return FeedWindow(offset: offset, limit: limit)
     }
@@ -345,6 +349,7 @@ extension Problem {
         case .duplicateIdentity(let detail): self = .duplicateIdentity(detail)
         case .invalidSortKey(let detail): self = .invalidSortKey(detail)
         case .cursorGone(let id, let cursor): self = .cursorGone(feed: id.name, cursor: cursor)
+        case .anchorGone(let id, let anchor, let version): self = .anchorGone(feed: id.name, anchor: anchor, inVersion: version)
         case .patchRefused(let refusal): self = .patchRefused(refusal)
         case .idempotencyKeyReused(let id, let key):
             self = Problem(

@@ -81,17 +81,10 @@ struct CollectionPage: Sendable {
         switch start {
         case .offset(let offset):
             return offset
-        case .after(let cursor):
-            let asJSON = try? JSONDocument(bytes: Array(cursor.utf8)).root.fingerprint
-            let asString = Fingerprint.string(cursor)
-            for identity in [asJSON, asString].compactMap({ $0 }) {
-                switch order.row(identity) {
-                case .none: continue
-                case .repeated: throw .duplicateIdentity("after: more than one row of feed \(feed) has the identity \(cursor); a cursor needs a unique one (page by offset)")
-                case .row(let node): return order.position(of: node) + 1
-                }
-            }
-            throw .cursorGone(feed, cursor: cursor)
+        case .after(let text):
+            let cursor = RowCursor(text)
+            guard let node = try cursor.node(in: order, feed: feed) else { throw .cursorGone(feed, cursor: text) }
+            return order.position(of: node) + 1
         }
     }
 

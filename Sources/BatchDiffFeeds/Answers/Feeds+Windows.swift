@@ -67,49 +67,81 @@ extension Feeds {
             asked: .window(since: since, from: answering?.from ?? since, window, format: format, changedMembers: withMembers)
         )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
+            // Where the window starts in the latest: at its offset, or just after its anchor.
+            let start = if let after = window.after {
+                try await reading(found, of: id) { rows throws(FeedError) in try RowCursor(after).windowStart(in: rows, feed: id) }
+            } else {
+                window.offset
+            }
+            let placed = FeedWindow(offset: start, limit: window.limit)
             // From version 0 (all inserts) and from the latest (none), no batch.
-            let changes = since == 0 || since == latest.version ? nil : try await seenWindow(of: id, since: since, latest: found, window: window, withMembers: withMembers)
-            var content = try await windowContent(changes?.seen, of: found, id: id, since: since, window: window)
+            let changes = since == 0 || since == latest.version
+                ? nil : try await seenWindow(window, from: start, of: id, since: since, latest: found, withMembers: withMembers)
+            var content = try await windowContent(changes?.seen, of: found, id: id, since: since, window: placed)
             if content == nil {
                 // Kept batches that do not lead to the latest rows (a damaged store): seen
                 // through the whole diff after all.
                 metrics.windowBatches[.whole]?.increment()
                 let whole = try await self.changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
-                content = try await windowContent(try await Self.seen(window, through: whole), of: found, id: id, since: since, window: window)
+                let oldStart = try await self.oldStart(of: window, start: start, id: id, since: since, through: whole.batch.map { [$0] } ?? [])
+                content = try await windowContent(try await Self.seen(from: oldStart, to: placed, through: whole), of: found, id: id, since: since, window: placed)
             }
             guard var content else { throw .internalFailure("feed \(id): the whole batch does not lead to the latest rows") }
-            if withMembers { content.takeChangedMembers(from: changes?.whole, offset: window.offset) }
+            if withMembers { content.takeChangedMembers(from: changes?.whole, oldOffset: changes?.oldStart ?? start, newOffset: start) }
             if let answering { content.total.old = answering.oldTotal }
             let written = content
             return try await Workers.run { () throws(FeedError) in
-                try FeedAnswers.window(written, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: window.offset, format: format)
+                try FeedAnswers.window(written, feed: id.name, from: answering?.from ?? since, to: latest.version, offset: start, format: format)
             }
         })
     }
 
-    /// `window` seen through the whole collection's batch from `since` to `found`, feed
-    /// `id`'s latest: the one kept with the write, else the batches the store keeps with the
-    /// versions between (unless they outweigh the collection's text, or do not read back),
-    /// else the whole answer (with `withMembers`, asked with them, and returned for them).
+    /// `window`, which starts at `start` in `found` (feed `id`'s latest), seen through the
+    /// whole collection's batch from `since`: the one kept with the write, else the batches
+    /// the store keeps with the versions between (unless they outweigh the collection's text,
+    /// or do not read back), else the whole answer (with `withMembers`, asked with them, and
+    /// returned for them); and where the window started in version `since`.
     private func seenWindow(
-        of id: FeedID, since: Int, latest found: StoredSnapshot, window: FeedWindow, withMembers: Bool
-    ) async throws(FeedError) -> (seen: SeenWindow?, whole: ComputedAnswer?) {
+        _ window: FeedWindow, from start: Int, of id: FeedID, since: Int, latest found: StoredSnapshot, withMembers: Bool
+    ) async throws(FeedError) -> (seen: SeenWindow?, whole: ComputedAnswer?, oldStart: Int) {
         let latest = found.snapshot
+        let placed = FeedWindow(offset: start, limit: window.limit)
         let kept = withMembers ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
         if kept == nil, !withMembers, let stored = try await store.batches(of: id, after: since, through: latest.version),
            stored.reduce(0, { $0 + $1.count }) <= latest.textCount,
-           let seen = try? await Workers.run({ () throws(FeedError) in try SeenWindow(across: stored.map(JSONBatch.init(stored:)), window: window) }) {
-            metrics.windowBatches[.versions]?.increment()
-            return (seen, nil)
+           let batches = try? await Workers.run({ () throws(FeedError) in try stored.map(JSONBatch.init(stored:)) }) {
+            let oldStart = try await oldStart(of: window, start: start, id: id, since: since, through: batches)
+            if let seen = try? await Workers.run({ () throws(FeedError) in try SeenWindow(across: batches, from: oldStart, to: placed) }) {
+                metrics.windowBatches[.versions]?.increment()
+                return (seen, nil, oldStart)
+            }
         }
         metrics.windowBatches[kept != nil ? .kept : .whole]?.increment()
         let whole = if let kept { kept } else { try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers)) }
-        return (try await Self.seen(window, through: whole), whole)
+        let oldStart = try await oldStart(of: window, start: start, id: id, since: since, through: whole.batch.map { [$0] } ?? [])
+        return (try await Self.seen(from: oldStart, to: placed, through: whole), whole, oldStart)
     }
 
-    /// `window` seen through `whole`'s batch (`nil` when it holds none).
-    private static func seen(_ window: FeedWindow, through whole: ComputedAnswer) async throws(FeedError) -> SeenWindow? {
-        try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], window: window) } }
+    /// Where `window` started in version `since` of feed `id`, `start` where it starts in the
+    /// latest: there too for a window at an offset; for one anchored on a row, mapped back
+    /// through `batches` (the versions' since, oldest first), else, where they insert the row
+    /// (it changed and moved), found in version `since` read whole.
+    /// ``FeedError/anchorGone(_:anchor:inVersion:)`` when that version has no such row.
+    private func oldStart(of window: FeedWindow, start: Int, id: FeedID, since: Int, through batches: [JSONBatch]) async throws(FeedError) -> Int {
+        guard let after = window.after else { return start }
+        if let old = RowCursor.windowStart(start, before: batches) { return old }
+        metrics.rowsReadWhole[.anchor]?.increment()
+        guard let collection = try await store.collection(at: since, of: id) else {
+            throw .versionGone(id, since: since, latest: try await store.latest(of: id)?.snapshot.version ?? since)
+        }
+        guard let old = RowCursor(after).windowStart(in: collection) else { throw .anchorGone(id, anchor: after, inVersion: since) }
+        return old
+    }
+
+    /// The window `placed` (of the latest), from `oldStart` in the older version, seen
+    /// through `whole`'s batch (`nil` when it holds none).
+    private static func seen(from oldStart: Int, to placed: FeedWindow, through whole: ComputedAnswer) async throws(FeedError) -> SeenWindow? {
+        try await Workers.run { () throws(FeedError) in try whole.batch.map { batch throws(FeedError) in try SeenWindow(across: [batch], from: oldStart, to: placed) } }
     }
 
     /// The window's content at `found`, feed `id`'s latest, as `seen` takes it there (`nil`:
@@ -190,20 +222,24 @@ private enum SeenWindow: Sendable {
     case list(ListBatchWindow, oldTotal: Int, newTotal: Int)
     case sectioned(SectionedBatchWindow, oldTotal: Int, newTotal: Int)
 
-    /// `window` across `batches`, of consecutive versions.
-    init(across batches: [JSONBatch], window: FeedWindow) throws(FeedError) {
+    /// The window `window` of the last version, from the one of its length at `oldStart` of
+    /// the first, across `batches`, of consecutive versions.
+    init(across batches: [JSONBatch], from oldStart: Int, to window: FeedWindow) throws(FeedError) {
         do {
             switch batches.first {
             case .list(let first)?:
                 let lists = batches.compactMap { if case .list(let batch) = $0 { batch } else { nil } }
                 guard lists.count == batches.count else { break }
-                self = .list(try ListBatchWindow(across: lists, offset: window.offset, limit: window.limit), oldTotal: first.oldCount, newTotal: lists.last!.newCount)
+                self = .list(
+                    try ListBatchWindow(across: lists, oldOffset: oldStart, newOffset: window.offset, limit: window.limit),
+                    oldTotal: first.oldCount, newTotal: lists.last!.newCount
+                )
                 return
             case .sectioned(let first)?:
                 let sectioned = batches.compactMap { if case .sectioned(let batch) = $0 { batch } else { nil } }
                 guard sectioned.count == batches.count else { break }
                 self = .sectioned(
-                    try SectionedBatchWindow(across: sectioned, offset: window.offset, limit: window.limit),
+                    try SectionedBatchWindow(across: sectioned, oldOffset: oldStart, newOffset: window.offset, limit: window.limit),
                     oldTotal: first.oldCounts.count, newTotal: sectioned.last!.newCounts.count
                 )
                 return

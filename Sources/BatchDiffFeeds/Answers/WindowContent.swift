@@ -22,8 +22,9 @@ struct WindowContent: Sendable {
 
     /// Takes the changed members of the window's reloaded rows and updated headers from
     /// `whole`, the whole collection's answer asked with them (`nil` from version 0 or from
-    /// the latest, where nothing is reloaded), the window's first element at `offset`.
-    mutating func takeChangedMembers(from whole: ComputedAnswer?, offset: Int) {
+    /// the latest, where nothing is reloaded), the window's first element at `oldOffset` in
+    /// the older version, at `newOffset` in the latest.
+    mutating func takeChangedMembers(from whole: ComputedAnswer?, oldOffset: Int, newOffset: Int) {
         guard let whole, let batch = whole.batch, let members = whole.changedMembers else {
             changedMembers = ChangedMembers(rows: [], sections: [])
             return
@@ -31,13 +32,13 @@ struct WindowContent: Sendable {
         switch (batch, self.batch) {
         case (.list(let batch), .list(let window)):
             let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
-            changedMembers = ChangedMembers(rows: window.rows.reloaded.map { byRow[$0 + offset] ?? nil }, sections: [])
+            changedMembers = ChangedMembers(rows: window.rows.reloaded.map { byRow[$0 + oldOffset] ?? nil }, sections: [])
         case (.sectioned(let batch), .sectioned(let window)):
             let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
             let bySection = Dictionary(uniqueKeysWithValues: zip(batch.sections.updated, members.sections))
             changedMembers = ChangedMembers(
-                rows: window.rows.reloaded.map { byRow[RowPath(section: $0.section + offset, row: $0.row)] ?? nil },
-                sections: window.sections.updated.map { bySection[$0 + offset] ?? nil }
+                rows: window.rows.reloaded.map { byRow[RowPath(section: $0.section + oldOffset, row: $0.row)] ?? nil },
+                sections: window.sections.updated.map { bySection[$0 + newOffset] ?? nil }
             )
         default:
             changedMembers = ChangedMembers(rows: [], sections: [])

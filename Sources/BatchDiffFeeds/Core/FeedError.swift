@@ -23,6 +23,9 @@ package enum FeedError: Error, Sendable, Equatable {
     case invalidSortKey(String)
     /// A page's cursor (`after`) names a row (a section) the feed's latest version lacks.
     case cursorGone(FeedID, cursor: String)
+    /// A window's anchor (`after`) names a row (a section) gone from the feed's latest
+    /// version (`inVersion` nil), or one the client's version `inVersion` lacks.
+    case anchorGone(FeedID, anchor: String, inVersion: Int?)
     /// A patch's op cannot be applied; nothing was changed.
     case patchRefused(PatchRefusal)
     /// An `Idempotency-Key` this feed has kept an answer under came with another body.

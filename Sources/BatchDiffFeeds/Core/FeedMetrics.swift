@@ -39,7 +39,9 @@ enum WindowBatchSource: String, CaseIterable, Sendable {
     case kept, versions, whole
 }
 
-/// What a version's rows were read whole for (``FeedMetrics/rowsReadWhole``).
+/// What a version's rows were read whole for (``FeedMetrics/rowsReadWhole``): a read of the
+/// latest, a write, or where a window's anchor stood in an older version (when the batches
+/// since do not say: it was inserted, or changed and moved).
 enum RowsReadWholeFor: String, CaseIterable, Sendable {
-    case read, write
+    case read, write, anchor
 }
