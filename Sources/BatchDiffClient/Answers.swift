@@ -32,6 +32,9 @@ public struct FeedChanges<Header, Item> {
     /// A window's answer only (``FollowerConfiguration/window``): the rows of the whole
     /// collection, at `from` and at `to` (the batch's counts are the window's).
     public var total: RowTotals?
+    /// A window's answer only: where the window starts in the collection at `to` (for one
+    /// anchored on a row, just after it).
+    public var offset: Int?
 }
 
 /// `GET /feeds/{id}?offset=&limit=`: a page of the latest collection (docs/feeds.md §4.1).
@@ -60,7 +63,7 @@ extension FeedChanges: Sendable where Header: Sendable, Item: Sendable {}
 
 extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
     private enum Keys: String, CodingKey {
-        case feed, from, to, values, data, rows, sections, total
+        case feed, from, to, values, data, rows, sections, total, offset
     }
 
     private enum ListKeys: String, CodingKey {
@@ -73,6 +76,7 @@ extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
         from = try answer.decode(Int.self, forKey: .from)
         to = try answer.decode(Int.self, forKey: .to)
         total = try answer.decodeIfPresent(RowTotals.self, forKey: .total)
+        offset = try answer.decodeIfPresent(Int.self, forKey: .offset)
         update = try BatchUpdate(from: decoder)
         if case .reload = update {
             data = try answer.decode(FeedCollection.self, forKey: .data)

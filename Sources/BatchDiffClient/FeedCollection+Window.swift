@@ -35,6 +35,14 @@ extension FeedCollection {
         }
     }
 
+    /// Its elements (a list's rows, or sections) `range`.
+    func elements(_ range: Range<Int>) -> FeedCollection {
+        switch self {
+        case .list(let items): .list(Array(items[range]))
+        case .sectioned(let sections): .sectioned(Array(sections[range]))
+        }
+    }
+
     /// A sectioned collection's sections; none for an empty list (no page); `nil` for a list with rows.
     private var sectionsOrEmpty: [Section<Header, Item>]? {
         switch self {

@@ -59,6 +59,9 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
         var heldWindow: RowWindow?
         /// Following a window: the whole collection's rows (sections), from the last answer.
         var total: Int?
+        /// Following a window: where the window held starts in the collection, from the last
+        /// answer (a window anchored on a row: just after it).
+        var heldOffset: Int?
 
         /// The next version of the feed (or, following a window that moved, the rows the
         /// new window holds); `nil` once the task is cancelled.
@@ -90,6 +93,13 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                     if let next = response.header("batchdiff-cursor").flatMap(Int.init) { cursor = next }
                     if let update = try await accept(response, window: window) { return update }
                 case 410:
+                    if problem?.code == "cursor_gone", let window, let anchor = window.after {
+                        // The row the window was anchored after is gone: the window stays
+                        // where it stood, by its offset, and is read again from nothing.
+                        let standing = RowWindow(offset: heldOffset ?? 0, limit: window.limit)
+                        configuration.window?.move(to: standing)
+                        configuration.onRetry?("the row \(anchor) the window followed is gone; following the window at offset \(standing.offset)", 0)
+                    }
                     // Not retained, or a version of an earlier life of the feed: start again.
                     version = 0
                     heldWindow = nil
@@ -177,6 +187,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             version = changes.to
             collection = next
             heldWindow = window
+            heldOffset = changes.offset ?? heldOffset
             total = changes.total?.new ?? total
             return FeedUpdate(
                 version: version, collection: next, update: update, changedMembers: replaces ? nil : changes.changedMembers, total: total
@@ -208,6 +219,9 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             }
             let answer = try Self.changes(of: response)
             guard answer.to == version else { return try await accept(answer, window: from) }
+            if from.after != nil || target.after != nil {
+                return try await moveByPage(held, from: answer.offset ?? from.offset, to: target)
+            }
             // The rows held cover `from.offset ..< from.offset + held.windowCount`; the rest is paged.
             let wanted = target.offset..<target.offset + target.limit
             let start = Swift.max(from.offset, wanted.lowerBound)
@@ -216,7 +230,7 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
             var tail: FeedCollection<Header, Item>?
             for (range, isHead) in kept.isEmpty ? [(wanted, false)] : [(wanted.lowerBound..<kept.lowerBound, true), (kept.upperBound..<wanted.upperBound, false)] {
                 guard !range.isEmpty else { continue }
-                guard let page = await fetchPage(range) else {
+                guard let page = await fetchPage(RowWindow(offset: range.lowerBound, limit: range.count)) else {
                     await retry(after: backoff.next(), because: "a page of the moved window could not be read")
                     return nil
                 }
@@ -230,19 +244,55 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
                 throw TransportError("a page of another shape than the collection held", isRetryable: false)
             }
             backoff.reset()
-            heldWindow = target
+            (heldWindow, heldOffset) = (target, target.offset)
             collection = next
             return FeedUpdate(version: version, collection: next, update: update, changedMembers: nil, total: total)
         }
 
-        /// The page of the rows (sections) `range`, or `nil` when the server cannot give it now.
-        private func fetchPage(_ range: Range<Int>) async -> FeedPage<Header, Item>? {
+        /// Moves `held`, the rows of a window that starts at `heldStart` in the latest
+        /// collection (where the rows are), to window `target` (one of them anchored on a
+        /// row): the target read as one page, the rows both hold kept, the rest deleted and
+        /// inserted. An anchor gone from the latest moves the window to where the rows held
+        /// stand; a page of another version is not taken (`nil`: the next call brings the
+        /// rows to it).
+        private mutating func moveByPage(_ held: FeedCollection<Header, Item>, from heldStart: Int, to target: RowWindow) async throws -> FeedUpdate<Header, Item>? {
+            let response = await pageResponse(target)
+            if response?.status == 410, target.after != nil {
+                configuration.window?.move(to: RowWindow(offset: heldStart, limit: target.limit))
+                return nil
+            }
+            guard let response, response.status == 200, let page = try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body)) else {
+                await retry(after: backoff.next(), because: "the moved window could not be read")
+                return nil
+            }
+            guard page.version == version else { return nil }
+            let pageEnd = page.offset + page.data.windowCount
+            let (lower, upper) = (Swift.max(page.offset, heldStart), Swift.min(pageEnd, heldStart + held.windowCount))
+            let kept = lower < upper ? lower..<upper : pageEnd..<pageEnd
+            let head = kept.isEmpty ? nil : page.data.elements(0..<kept.lowerBound - page.offset)
+            let tail = page.data.elements(kept.upperBound - page.offset..<page.data.windowCount)
+            let keptHeld = kept.isEmpty ? 0..<0 : (kept.lowerBound - heldStart)..<(kept.upperBound - heldStart)
+            guard let (next, update) = held.moved(keeping: keptHeld, head: head, tail: tail) else {
+                throw TransportError("a page of another shape than the collection held", isRetryable: false)
+            }
+            backoff.reset()
+            (heldWindow, heldOffset, collection, total) = (target, page.offset, next, page.total)
+            return FeedUpdate(version: version, collection: next, update: update, changedMembers: nil, total: total)
+        }
+
+        /// The page of the rows (sections) `window` holds, or `nil` when the server cannot
+        /// give it now.
+        private func fetchPage(_ window: RowWindow) async -> FeedPage<Header, Item>? {
+            guard let response = await pageResponse(window), response.status == 200 else { return nil }
+            return try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body))
+        }
+
+        /// The server's answer to the page of `window`, or `nil` when it cannot be reached.
+        private func pageResponse(_ window: RowWindow) async -> HTTPClientResponse? {
             let transport = configuration.transport
-            let response = try? await configuration.sendAuthorized({ token in configuration.pageRequest(range, token: token) }, by: { request in
+            return try? await configuration.sendAuthorized({ token in configuration.pageRequest(window, token: token) }, by: { request in
                 try await transport.send(request)
             })
-            guard let response, response.status == 200 else { return nil }
-            return try? JSONDecoder().decode(FeedPage<Header, Item>.self, from: Data(response.body))
         }
 
         /// Tells ``FollowerConfiguration/onRetry`` why and for how long, then waits.

@@ -78,14 +78,14 @@ public struct FollowerConfiguration: Sendable {
         if let cursor, wait > 0 { url += "&cursor=\(cursor)" }
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
-        if let window { url += "&offset=\(window.offset)&limit=\(window.limit)" }
+        if let window { url += "&" + window.query }
         return HTTPClientRequest(method: "GET", url: url, headers: Self.headers(token: token), timeout: TimeInterval(wait + 15))
     }
 
-    /// `GET /feeds/{id}?offset=&limit=`: a page of the rows (sections) `range`, with `token`.
-    func pageRequest(_ range: Range<Int>, token: String?) -> HTTPClientRequest {
-        let url = "\(serverURL)/feeds/\(percentEncoded(feed))?offset=\(range.lowerBound)&limit=\(Swift.min(range.count, 10_000))"
-        return HTTPClientRequest(method: "GET", url: url, headers: Self.headers(token: token), timeout: 30)
+    /// `GET /feeds/{id}?offset=&limit=` (or `after=`): the page of the rows (sections)
+    /// `window` holds, with `token`.
+    func pageRequest(_ window: RowWindow, token: String?) -> HTTPClientRequest {
+        HTTPClientRequest(method: "GET", url: "\(serverURL)/feeds/\(percentEncoded(feed))?" + window.query, headers: Self.headers(token: token), timeout: 30)
     }
 
     /// `Accept: application/json`, and `token` when there is one.

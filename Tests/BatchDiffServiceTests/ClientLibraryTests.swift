@@ -250,6 +250,52 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertEqual(shifted?.total, 5)
     }
 
+    /// A window anchored on a row (``RowWindow/init(after:limit:)``) does not slide when rows
+    /// arrive above it (they bring no update), follows a change inside it, moves to another
+    /// anchor by one page (the rows both windows hold kept), and when its row is removed,
+    /// stays where it stood, by offset, saying so through `onRetry`.
+    func testAnAnchoredWindowDoesNotSlideAndStaysWhenItsRowGoes() async throws {
+        let server = try startServer()
+        let client = server.client
+        let rows = (0..<20).map { ["id": "p\($0)", "t": 1000 - $0] as [String: Any] }
+        _ = assertVersion(try client.put("/feeds/t?orderBy=-t", jsonText(Array(rows.reversed()))))
+        let patch = { (ops: [[String: Any]]) in _ = assertVersion(try client.request("PATCH", "/feeds/t", body: Array(jsonText(["ops": ops]).utf8))) }
+        let window = FollowedWindow(RowWindow(after: "p4", limit: 3))
+        let retries = Collector<String>()
+        let follower = FeedFollower<JSON, JSON, JSON>(
+            FollowerConfiguration(
+                serverURL: "http://127.0.0.1:\(server.port)", feed: "t", transport: SocketTransport(), wait: 30, window: window,
+                onRetry: { reason, _ in retries.append(reason) }
+            )
+        ) { $0.identity() }
+        let ids = { (update: FeedUpdate<JSON, JSON>?) -> [JSON?] in
+            guard case .list(let items)? = update?.collection else { return [] }
+            return items.map { $0["id"] }
+        }
+        var updates = follower.makeAsyncIterator()
+        let first = try await updates.next()
+        XCTAssertEqual(ids(first), ["p5", "p6", "p7"])
+        // New rows above the window, then a change inside it: one update, the reload.
+        try patch([["op": "upsert", "item": ["id": "n0", "t": 2000]]])
+        try patch([["op": "upsert", "item": ["id": "n1", "t": 2001]]])
+        try patch([["op": "upsert", "item": ["id": "p6", "t": 994, "seen": true]]])
+        let changed = try await updates.next()
+        XCTAssertEqual(ids(changed), ["p5", "p6", "p7"])
+        XCTAssertEqual(changed?.update, .list(ListBatch(rows: RowChanges(reloaded: [1]), oldCount: 3, newCount: 3)))
+        XCTAssertEqual(changed?.total, 22)
+        // Moved to another anchor: the row both hold kept, the rest paged.
+        window.move(to: RowWindow(after: "p6", limit: 3))
+        let moved = try await updates.next()
+        XCTAssertEqual(ids(moved), ["p7", "p8", "p9"])
+        XCTAssertEqual(moved?.update, .list(ListBatch(rows: RowChanges(deleted: [0, 1], inserted: [1, 2]), oldCount: 3, newCount: 3)))
+        // Its row removed: the window stays at its offset (9), read again.
+        try patch([["op": "remove", "id": "p6"]])
+        let stayed = try await updates.next()
+        XCTAssertEqual(ids(stayed), ["p8", "p9", "p10"])
+        XCTAssertEqual(window.window, RowWindow(offset: 9, limit: 3))
+        XCTAssertTrue(retries.all.contains { $0.contains("p6") && $0.contains("offset 9") }, "\(retries.all)")
+    }
+
     /// A client whose collection does not fit the answer (counts that differ) fetches the
     /// whole collection again, and shows it with the batch from what it showed, diffed on
     /// the device; a URL no retry can mend ends the follower at once.
