@@ -8,6 +8,8 @@ package), and checks:
      host but the server;
   2. it preloads the companies example, and the batch, steps and patch it shows are the
      server's answers to POST /diff of its two collections (asked here, apart from the page);
+     so are the leaderboard example's (examples/leaderboard.json), asked with its orderBy,
+     and its table ends in that order;
   3. the live tab follows a feed over server-sent events: a PUT made here shows in the
      page's list.
 With PLAYGROUND_SCREENSHOT=<file.png> it saves a screenshot of the diff tab (README).
@@ -176,8 +178,36 @@ def main():
                 out.write(base64.b64decode(image))
             print(f"playground-check: screenshot in {screenshot}")
 
+        # The leaderboard: two unsorted lists put in the board's order (options.orderBy) before the diff.
+        browser.evaluate("document.getElementById('example').value = 'leaderboard';"
+                         "document.getElementById('example').dispatchEvent(new Event('change')); true")
+        browser.wait_for("document.getElementById('orderBy').value === '-score,id' && "
+                         "(() => { try { return JSON.parse(document.getElementById('batch').textContent).rows.deleted.join() === '2,3' } catch { return false } })()", "the leaderboard's diff")
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "leaderboard.json")) as example:
+            board = json.load(example)
+        old = json.loads(browser.evaluate("document.getElementById('old').value"))
+        new = json.loads(browser.evaluate("document.getElementById('new').value"))
+        if old != board["old"] or new != board["new"]:
+            fail(f"the page does not show examples/leaderboard.json: {old}, {new}")
+        for panel, options in (("batch", {}), ("steps", {"format": "steps"}), ("patch", {"format": "json-patch"})):
+            shown = json.loads(browser.evaluate(f"document.getElementById('{panel}').textContent"))
+            expected = request("POST", origin + "/diff", {"old": old, "new": new, "options": {"idKey": "id", "orderBy": board["orderBy"], **options}})
+            if shown != expected:
+                fail(f"the leaderboard's {panel} shown is not the server's answer:\n{shown}\n!=\n{expected}")
+        batch = json.loads(browser.evaluate("document.getElementById('batch').textContent"))
+        if request("POST", origin + "/diff", {"old": old, "new": new, "options": {"idKey": "id"}}) == batch:
+            fail("the leaderboard's batch is the same without orderBy: the example shows nothing of the order")
+        rows = batch["rows"]
+        if (rows["deleted"], rows["inserted"], rows["reloaded"]) != ([2, 3], [0, 3], [0]):
+            fail(f"the leaderboard's batch is not Dee to the top, Bob out, Eve in, Cy reloaded: {rows}")
+        ranked = ",".join(f"{p['name']} · {p['score']}" for p in sorted(new, key=lambda p: (-p["score"], p["id"])))
+        browser.wait_for(f"""[...document.querySelectorAll('#table li')].map(li => li.textContent).join() === {json.dumps(ranked)}
+                            && !document.querySelector('#table li.deleting')""",
+                         f"the table to show the board in its new order ({ranked})")
+
         # Repeated identities keep every row (the nth "a" pairs with the nth "a").
-        browser.evaluate("""document.getElementById('old').value = '["a", "a", "b"]';
+        browser.evaluate("""document.getElementById('orderBy').value = '';
+                            document.getElementById('old').value = '["a", "a", "b"]';
                             document.getElementById('new').value = '["a", "b", "a", "a"]'; runDiff(); true""")
         browser.wait_for("""[...document.querySelectorAll('#table li')].map(li => li.textContent).join() === '"a","b","a","a"'
                             && !document.querySelector('#table li.deleting')""", "a list with repeated identities to animate")
@@ -206,7 +236,7 @@ def main():
         if problems:
             fail(f"console errors: {json.dumps(problems)[:2000]}")
         print(f"playground-check: ok ({len(requested)} requests, all to {origin}; no console errors; "
-              f"the example's batch, steps and patch shown; a live feed followed over SSE)")
+              f"the examples' batches, steps and patches shown (companies, leaderboard); a live feed followed over SSE)")
     finally:
         if browser:
             browser.close()
