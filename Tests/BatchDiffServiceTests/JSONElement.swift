@@ -17,7 +17,7 @@ func parseJSON(_ text: String) -> Any { try! JSONSerialization.jsonObject(with: 
 /// An item (or a section header) of a collection as docs/batch-format.md §1 sees it: identity is the
 /// `id` member of an object whose `id` is a string or a number, else the whole value;
 /// content is the whole value.
-struct JSONElement: Diffable, Equatable, CustomStringConvertible {
+struct JSONElement: Diffable, Hashable, CustomStringConvertible {
     let identity: String
     let content: String
 
