@@ -120,11 +120,14 @@ extension JSONCollection {
 }
 
 extension JSONSection {
-    /// Where its `items` array stands in the compact `text` its spans point into (the first
-    /// `items` member's value, read from the section's text, so wherever its rows stand now);
-    /// `nil` when it has none.
+    /// Where its `items` array stands in the compact `text` its spans point into: around
+    /// its rows' spans, in whatever order its rows stand now; read from the section's text
+    /// (the first `items` member's value) when it has no rows; `nil` when it has none.
     public func itemsArraySpan(in text: [UInt8]) -> Range<Int>? {
-        JSONMemberScanner.values(of: [Self.itemsName], in: text[header.span])[0].map { $0.startIndex..<$0.endIndex }
+        if let first = items.lazy.map(\.span.lowerBound).min(), let last = items.lazy.map(\.span.upperBound).max() {
+            return first - 1..<last + 1
+        }
+        return JSONMemberScanner.values(of: [Self.itemsName], in: text[header.span])[0].map { $0.startIndex..<$0.endIndex }
     }
 
     private static let itemsName = Array("items".utf8)

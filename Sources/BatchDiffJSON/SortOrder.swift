@@ -59,18 +59,14 @@ public struct SortOrder: Hashable, Sendable, CustomStringConvertible {
     /// The values of this order's keys in the row whose JSON text is `row` (a member it does
     /// not have, or a row that is not an object, counts as `null`).
     public func keys(of row: ArraySlice<UInt8>) throws(SortKeyError) -> [SortKey] {
-        try keys(scanned: JSONMemberScanner.values(of: keys.map(\.name), in: row))
-    }
-
-    /// The values of this order's keys from the texts of their members (the first of
-    /// `scanned`, in the keys' order; `nil` for a member the row lacks).
-    func keys(scanned: [ArraySlice<UInt8>?]) throws(SortKeyError) -> [SortKey] {
         var values: [SortKey] = []
-        try keys(scanned: scanned, into: &values)
+        try keys(scanned: JSONMemberScanner.values(of: keys.map(\.name), in: row), into: &values)
         return values
     }
 
-    /// ``keys(scanned:)`` written into `values` (its room kept from one row to the next).
+    /// The values of this order's keys from the texts of their members (the first of
+    /// `scanned`, in the keys' order; `nil` for a member the row lacks), written into
+    /// `values` (its room kept from one row to the next).
     func keys(scanned: [ArraySlice<UInt8>?], into values: inout [SortKey]) throws(SortKeyError) {
         values.removeAll(keepingCapacity: true)
         for (key, text) in zip(keys, scanned) {
