@@ -117,6 +117,12 @@ bench-writes: deps-test release
 bench-pg-writes: deps-test deps-loadtest release
 	scripts/bench.py pg-writes .build/release/batchdiff
 
+# Feeds that follow PostgreSQL (a throwaway cluster, wal_level=logical): commit to answer,
+# row changes a second, CPU per change with 1,000 feeds made against ten, a 1,000,000-row
+# feed's one-row commit against a 1,000-row one's; three runs.
+bench-source: deps-test release
+	scripts/bench.py source .build/release/batchdiff
+
 # Many small feeds in one server: memory per feed, listing and reads (FEEDS, default 1,000,000).
 bench-small-feeds: release
 	scripts/bench.py small-feeds .build/release/batchdiff

@@ -76,6 +76,13 @@ let package = Package(
             name: "BatchDiffPostgres",
             dependencies: ["BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", serverPackage("Logging", "swift-log")]
         ),
+        // Feeds that follow a PostgreSQL database through logical replication (pgoutput).
+        .target(
+            name: "BatchDiffSource",
+            dependencies: [
+                "BatchDiffFeeds", "BatchDiffJSON", "PostgreSQL", serverPackage("Logging", "swift-log"), serverPackage("Metrics", "swift-metrics"),
+            ]
+        ),
         // zlib, and gzip over it: responses compressed, request bodies inflated (every zlib
         // pointer in Sources/Gzip).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -105,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "batchdiff",
             dependencies: [
-                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffJSON", "BatchDiff", "BatchDiffClient",
+                "BatchDiffEndpoints", "BatchDiffFeeds", "BatchDiffSQLite", "BatchDiffPostgres", "BatchDiffSource", "PostgreSQL", "BatchDiffJSON", "BatchDiff", "BatchDiffClient",
                 "BatchDiffTokens",
                 serverPackage("ArgumentParser", "swift-argument-parser"),
                 serverPackage("Logging", "swift-log"),
@@ -123,6 +130,7 @@ let package = Package(
         .testTarget(name: "BatchDiffTokensTests", dependencies: ["BatchDiffTokens", "TestSupport"]),
         .testTarget(name: "BatchDiffClientTests", dependencies: ["BatchDiffClient", "BatchDiff", "BatchDiffJSON", "TestSupport"]),
         .testTarget(name: "BatchDiffSQLiteTests", dependencies: ["BatchDiffSQLite", "BatchDiffFeeds", "BatchDiffJSON", "BatchDiff", "SQLite", "TestSupport"]),
+        .testTarget(name: "BatchDiffSourceTests", dependencies: ["BatchDiffSource", "BatchDiffFeeds", "BatchDiffJSON", "TestSupport"]),
         .testTarget(name: "BatchDiffJSONTests", dependencies: ["BatchDiffJSON", "BatchDiff", "TestSupport"]),
         .testTarget(
             name: "BatchDiffServiceTests",

@@ -24,6 +24,7 @@ SCRIPTS = {
     "windows": "bench-windows.py",
     "cache": "bench-cache.py",
     "pg-writes": "bench-pg-writes.py",
+    "source": "bench-source.py",
     "hardening": "hardening-figures.py",
     "runs": "bench-runs.py",
 }

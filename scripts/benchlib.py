@@ -289,7 +289,8 @@ def percentile(values, fraction):
 class Cluster:
     """A PostgreSQL cluster in a temporary directory, as the `postgres` user when root."""
 
-    def __init__(self):
+    def __init__(self, settings=""):
+        """`settings`: more server options (`-c wal_level=logical`)."""
         bins = sorted(os.listdir("/usr/lib/postgresql")) if os.path.isdir("/usr/lib/postgresql") else []
         if not bins:
             sys.exit(f"{os.path.basename(sys.argv[0])}: PostgreSQL is not installed: run make deps-test")
@@ -303,7 +304,7 @@ class Cluster:
         # Durable as in production (fsync on): the comparison is with an SQLite file
         # written with synchronous=FULL.
         self.run("pg_ctl", "-D", f"{self.dir}/data", "-w", "-l", f"{self.dir}/log",
-                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", "start")
+                 "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 {settings}", "start")
         self.uri = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
 
     def command(self, program, *arguments):

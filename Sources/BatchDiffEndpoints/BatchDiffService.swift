@@ -10,7 +10,7 @@ import Prometheus
 /// error a problem document. Thread-safe: the server calls it from all its threads.
 package final class BatchDiffService: Sendable {
     let configuration: ServiceConfiguration
-    let feeds: Feeds
+    package let feeds: Feeds
     private let logger: Logger
     /// Where the process's metrics are kept, for the `/metrics` page (``prometheusFactory(registry:)``).
     private let metricsRegistry: PrometheusCollectorRegistry

@@ -10,6 +10,7 @@ extension BatchDiffService {
         Endpoint(["GET", "HEAD"], "/healthz", access: .open, answer: .now { _, _, _ throws(Problem) in healthAnswer }),
         Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { service, _, _ throws(Problem) in
             guard service.feeds.isStoreAvailable else { throw Problem.storeUnavailable("it did not answer the last check") }
+            if let source = service.configuration.source, !source.isAvailable { throw Problem.sourceUnavailable("the replication stream is down") }
             return readyAnswer
         }),
         Endpoint(["GET", "HEAD"], "/metrics", access: .open, answer: .now { service, _, _ throws(Problem) in service.metricsAnswer() }),

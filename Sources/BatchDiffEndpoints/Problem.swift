@@ -215,6 +215,17 @@ extension Problem {
                 headers: [("Retry-After", "1")])
     }
 
+    static func feedIsSourced(_ id: String) -> Problem {
+        Problem(status: 409, code: "feed_is_sourced", title: "Feed is sourced",
+                detail: "feed \(id) is kept by the source database (a shape's feed template matches it): write the database's rows instead; nothing was changed")
+    }
+
+    static func sourceUnavailable(_ detail: String) -> Problem {
+        Problem(status: 503, code: "source_unavailable", title: "Source unavailable",
+                detail: "the source database cannot be reached to make this feed (\(detail)); retry in 1 s",
+                headers: [("Retry-After", "1")])
+    }
+
     static func feedStorageFull(_ id: String, limit: Int) -> Problem {
         Problem(status: 507, code: "feed_storage_full", title: "Feed storage full",
                 detail: "the snapshot of feed \(id) cannot be stored: it would not fit in the \(limit) bytes feeds may hold even with every feed cut down to its latest version; nothing was stored; delete feeds or raise --max-feed-memory")

@@ -1,3 +1,4 @@
+import BatchDiffFeeds
 import BatchDiffTokens
 
 /// What the service enforces beyond HTTP: tokens, the memory feeds may hold, long-poll
@@ -19,6 +20,9 @@ package struct ServiceConfiguration: Sendable {
     /// needs a token that grants it when tokens are configured, and its answers to a token
     /// holder are `private`.
     package var publicFeeds: [FeedPattern] = []
+    /// The source that keeps some feeds (`--source-database`): reads of its ids make them,
+    /// writes are 409 `feed_is_sourced`.
+    package var source: (any FeedSource)?
     /// Bytes all feeds may hold in memory (the answers kept and what the store keeps in memory).
     package var maxFeedMemory = 512 << 20
     /// The longest `wait` a long poll may ask for, in seconds.

@@ -1,3 +1,4 @@
+import BatchDiffFeeds
 import BatchDiffJSON
 
 /// Verifies signed bearer tokens (RFC 7519 JWTs in compact JWS form) with the keys of a JWK
@@ -61,6 +62,17 @@ public struct TokenVerifier: Sendable {
         if let list = claims.member(named: "feeds") {
             guard list.isArray else { throw TokenRefusal("\"feeds\" is not an array of feed-id patterns") }
             for element in list.elements {
+                // `{sub}` stands for the token's subject, so one pattern serves every user.
+                if let written = element.string, written.contains("{sub}") {
+                    guard let subject = subject?.string, !subject.isEmpty, subject.utf8.allSatisfy(FeedID.isNameByte) else {
+                        throw TokenRefusal("\"feeds\" holds {sub}, and the token's \"sub\" is missing or holds a character feed ids do not (A-Z a-z 0-9 . _ -)")
+                    }
+                    guard let pattern = FeedPattern(written.replacing("{sub}", with: subject)) else {
+                        throw TokenRefusal("\"feeds\" holds \(written.prefix(140)), not a feed id or a prefix of one ending in * once {sub} is the token's sub")
+                    }
+                    feeds.append(pattern)
+                    continue
+                }
                 guard let pattern = element.string.flatMap(FeedPattern.init) else {
                     throw TokenRefusal("\"feeds\" holds \(String(decoding: element.text.prefix(140), as: UTF8.self)), not a feed id or a prefix of one ending in * (A-Z a-z 0-9 . _ -)")
                 }

@@ -48,10 +48,12 @@ public final class PostgresConnection {
     /// `deadline`. `sql` may hold one statement only; it runs in its own transaction unless
     /// one is open.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [PostgresValue] = [], deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresRows {
+    public func query(
+        _ sql: String, _ parameters: [PostgresValue] = [], format: PostgresRows.Format = .binary, deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> PostgresRows {
         guard isUsable else { throw .connection("the connection is closed") }
         do throws(PostgresError) {
-            try send(sql, parameters)
+            try send(sql, parameters, format: format)
             try flush(until: deadline)
             return try results(until: deadline)
         } catch where error.kind != .statement {
@@ -79,7 +81,7 @@ public final class PostgresConnection {
         return received
     }
 
-    private func send(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) {
+    private func send(_ sql: String, _ parameters: [PostgresValue], format: PostgresRows.Format) throws(PostgresError) {
         // All parameters in one buffer. Integers go as text, ending in NUL (libpq reads
         // text parameters as C strings); strings and bytes go binary, counted, so a string
         // holding NUL is refused by the server rather than cut short.
@@ -108,7 +110,7 @@ public final class PostgresConnection {
         let sent = buffer.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
                 let values: [UnsafePointer<CChar>?] = offsets.map { characters.baseAddress.map(UnsafePointer.init)?.advanced(by: $0) }
-                return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
+                return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, format == .binary ? 1 : 0)
             }
         }
         guard sent == 1 else { throw .connection(errorMessage) }
@@ -131,6 +133,7 @@ public final class PostgresConnection {
     /// next one); its rows, or its error.
     private func results(until deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresRows {
         var rows: [[[UInt8]?]] = []
+        var types: [UInt32] = []
         var failure: PostgresError?
         while true {
             while PQisBusy(handle) == 1 {
@@ -142,6 +145,10 @@ public final class PostgresConnection {
             switch PQresultStatus(result) {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
                 rows += Self.copyRows(of: result)
+                if PQnfields(result) > 0 { types = (0..<PQnfields(result)).map { UInt32(PQftype(result, $0)) } }
+            case PGRES_COPY_BOTH:
+                // A replication stream began (``startReplication(_:deadline:)``): no rows.
+                return PostgresRows(rows: [], types: [])
             case PGRES_FATAL_ERROR where PQstatus(handle) == CONNECTION_OK:
                 let sqlstate = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
                 failure = failure ?? PostgresError(kind: .statement, sqlstate: sqlstate, message: Self.message(of: result))
@@ -150,7 +157,7 @@ public final class PostgresConnection {
             }
         }
         if let failure { throw failure }
-        return PostgresRows(rows: rows)
+        return PostgresRows(rows: rows, types: types)
     }
 
     private static func copyRows(of result: OpaquePointer) -> [[[UInt8]?]] {
@@ -187,17 +194,25 @@ public final class PostgresConnection {
     /// saying what was being done); returns the events that are ready.
     @discardableResult
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant, doing what: String) throws(PostgresError) -> Int16 {
+        guard let ready = try wait(for: events, until: deadline, orReadable: nil) else { throw .timeout(what) }
+        return ready
+    }
+
+    /// Waits until the socket is ready for `events`, `other` (a descriptor) is readable, or
+    /// `deadline` passes; returns the socket's ready events (0 when `other` woke it), or
+    /// `nil` when the deadline passed.
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant, orReadable other: Int32?) throws(PostgresError) -> Int16? {
         let socket = PQsocket(handle)
         guard socket >= 0 else { throw .connection("no socket: \(errorMessage)") }
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { throw .timeout(what) }
+            guard remaining > .zero else { return nil }
             let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
-            var descriptor = pollfd(fd: socket, events: events, revents: 0)
-            let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
+            var descriptors = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: other ?? -1, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
             if ready > 0 {
-                guard descriptor.revents & Int16(POLLNVAL) == 0 else { throw .connection("the socket closed") }
-                return descriptor.revents  // an error or a hang-up is for libpq to read and report
+                guard descriptors[0].revents & Int16(POLLNVAL) == 0 else { throw .connection("the socket closed") }
+                return descriptors[0].revents  // an error or a hang-up is for libpq to read and report
             }
             if ready < 0 && errno != EINTR { throw .connection("poll failed: errno \(errno)") }
         }
@@ -213,6 +228,84 @@ public final class PostgresConnection {
 
     private static func trimmed(_ message: String) -> String {
         String(message.reversed().drop { $0 == "\n" || $0 == " " }.reversed())
+    }
+}
+
+extension PostgresConnection {
+    /// Sends `sql` by the simple query protocol (the only one a replication connection,
+    /// `replication=database`, takes for its commands) and returns its rows, all in text
+    /// form, before `deadline`. `START_REPLICATION` switches the connection to its
+    /// copy-both stream (``replicationData(until:orReadable:)``) and returns no rows.
+    @discardableResult
+    public func simpleQuery(_ sql: String, deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresRows {
+        guard isUsable else { throw .connection("the connection is closed") }
+        do throws(PostgresError) {
+            guard PQsendQuery(handle, sql) == 1 else { throw .connection(errorMessage) }
+            try flush(until: deadline)
+            return try results(until: deadline)
+        } catch where error.kind != .statement {
+            broken = true
+            throw error
+        }
+    }
+
+    /// The next message of the copy-both stream, waiting until `deadline` or until
+    /// `wakeDescriptor` is readable: `nil` then. The stream's end is a connection error.
+    public func replicationData(until deadline: ContinuousClock.Instant, orReadable wakeDescriptor: Int32?) throws(PostgresError) -> [UInt8]? {
+        guard isUsable else { throw .connection("the connection is closed") }
+        while true {
+            var buffer: UnsafeMutablePointer<CChar>?
+            let count = PQgetCopyData(handle, &buffer, 1)
+            if count > 0, let buffer {
+                defer { PQfreemem(buffer) }
+                return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(count)) { Array(UnsafeBufferPointer(start: $0, count: Int(count))) }
+            }
+            guard count == 0 else {
+                broken = true
+                // -1: the server ended the stream; its result says why.
+                while let result = PQgetResult(handle) {
+                    defer { PQclear(result) }
+                    if PQresultStatus(result) == PGRES_FATAL_ERROR { throw .connection(Self.message(of: result)) }
+                }
+                throw .connection(count == -1 ? "the replication stream ended" : errorMessage)
+            }
+            do throws(PostgresError) {
+                guard let ready = try wait(for: Int16(POLLIN), until: deadline, orReadable: wakeDescriptor), ready != 0 else { return nil }
+            } catch {
+                broken = true
+                throw error
+            }
+            try consumeInput()
+        }
+    }
+
+    /// Sends `bytes` as one message of the copy-both stream, before `deadline`.
+    public func sendReplicationData(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(PostgresError) {
+        guard isUsable else { throw .connection("the connection is closed") }
+        let sent = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        }
+        do throws(PostgresError) {
+            guard sent == 1 else { throw .connection(errorMessage) }
+            try flush(until: deadline)
+        } catch {
+            broken = true
+            throw error
+        }
+    }
+
+    /// `text` quoted as an SQL identifier (`PQescapeIdentifier`).
+    public func quotedIdentifier(_ text: String) -> String {
+        guard let quoted = PQescapeIdentifier(handle, text, text.utf8.count) else { return "\"\"" }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// `text` quoted as an SQL string literal (`PQescapeLiteral`).
+    public func quotedLiteral(_ text: String) -> String {
+        guard let quoted = PQescapeLiteral(handle, text, text.utf8.count) else { return "''" }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
     }
 }
 

@@ -1,8 +1,18 @@
 /// The rows a statement returned, copied out of libpq, each value in PostgreSQL's binary
-/// format (columns numbered from 0).
+/// format or its text form, as the statement asked (columns numbered from 0).
 public struct PostgresRows: Sendable {
+    /// How a statement's values come back.
+    public enum Format: Sendable {
+        /// Each type's binary format (``integer(_:_:)`` reads integers so).
+        case binary
+        /// Each type's text form, as `psql` shows it.
+        case text
+    }
+
     /// Each row's values; `nil` is SQL NULL.
     public let rows: [[[UInt8]?]]
+    /// The type (`pg_type` oid) of each column.
+    public let types: [UInt32]
 
     public var count: Int { rows.count }
     public var isEmpty: Bool { rows.isEmpty }

@@ -21,6 +21,7 @@ enum Environment {
         case requestMemory = "BATCHDIFF_REQUEST_MEMORY"
         case jwtLeeway = "BATCHDIFF_JWT_LEEWAY"
         case maxStreamsPerClient = "BATCHDIFF_MAX_STREAMS_PER_CLIENT"
+        case sourceIdle = "BATCHDIFF_SOURCE_IDLE"
     }
 
     static func string(_ name: String) -> String? {

@@ -3,11 +3,13 @@ import BatchDiffEndpoints
 import BatchDiffFeeds
 import BatchDiffPostgres
 import BatchDiffSQLite
+import BatchDiffSource
 import BatchDiffTokens
 import Foundation
 import HTTPServer
 import Logging
 import Metrics
+import PostgreSQL
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -69,6 +71,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where feeds live: memory (nothing survives the process); sqlite:PATH, one SQLite file for one server that survives restarts and kill -9; or postgres://USER@HOST:PORT/DB (a libpq URI), PostgreSQL shared by any number of servers. With a file or a database, --max-feed-memory bounds what is kept in memory and --max-versions what the store keeps (BATCHDIFF_STORE).")
     var store = Environment.string("BATCHDIFF_STORE", default: "memory")
 
+    @Option(help: "A PostgreSQL database (a libpq URI) whose rows make feeds, followed through logical replication; needs --shapes and wal_level=logical (docs/sources.md) (BATCHDIFF_SOURCE_DATABASE).")
+    var sourceDatabase = Environment.string("BATCHDIFF_SOURCE_DATABASE")
+
+    @Option(help: "The shapes file: which rows of the source database make which feeds, read again on SIGHUP (docs/sources.md) (BATCHDIFF_SHAPES).")
+    var shapes = Environment.string("BATCHDIFF_SHAPES")
+
+    @Option(help: "The source's logical replication slot, made when missing (BATCHDIFF_SOURCE_SLOT).")
+    var sourceSlot = Environment.string("BATCHDIFF_SOURCE_SLOT", default: "batchdiff")
+
+    @Option(help: "The source's publication, made for the shapes' tables when missing (BATCHDIFF_SOURCE_PUBLICATION).")
+    var sourcePublication = Environment.string("BATCHDIFF_SOURCE_PUBLICATION", default: "batchdiff")
+
+    @Option(help: "Seconds a sourced feed nobody read is kept before it is dropped, at least 1 (BATCHDIFF_SOURCE_IDLE).")
+    var sourceIdle = Environment.integer(.sourceIdle, default: 3600)
+
     @Option(help: "Versions kept per feed (BATCHDIFF_MAX_VERSIONS).")
     var maxVersions = Environment.integer(.maxVersions, default: 64)
 
@@ -103,6 +120,15 @@ struct ServeCommand: AsyncParsableCommand {
         guard Double(jwtLeeway) <= TokenVerifier.maxLeeway else { throw ValidationError("--jwt-leeway must be at most 86400 seconds (a day)") }
         guard (1...3600).contains(eventHeartbeat) else { throw ValidationError("--event-heartbeat must be 1 to 3600 seconds") }
         _ = try PublicFeedsOption.patterns(publicFeeds)
+        guard (sourceDatabase == nil) == (shapes == nil) else { throw ValidationError("--source-database and --shapes go together") }
+        guard sourceIdle >= 1 else { throw ValidationError("--source-idle must be at least 1 second") }
+        if let sourceDatabase {
+            do {
+                try PostgresConnection.checkConninfo(sourceDatabase)
+            } catch {
+                throw ValidationError("--source-database: \(ConninfoRedaction.redacted(error.message, of: sourceDatabase))")
+            }
+        }
         guard store == "memory" || sqlitePath?.isEmpty == false || isPostgres else {
             throw ValidationError("--store: expected memory, sqlite:PATH or postgres://..., not \(ConninfoRedaction.redacted(store).debugDescription)")
         }
@@ -128,11 +154,18 @@ struct ServeCommand: AsyncParsableCommand {
         let openFiles = ProcessSetup.raiseOpenFileLimit()
         ProcessSetup.ignoreBrokenPipes()
 
-        let (service, keysPath) = try serviceConfiguration()
+        var (service, keysPath) = try serviceConfiguration()
+        let source = try feedSource(logger: logger)
+        service.source = source
         let batchDiff = BatchDiffService(
             configuration: service, store: try feedStore(logger: logger), logger: logger, metricsRegistry: metricsRegistry,
             accessLog: { [label = logger.label] line in BufferedLogHandler.sink.append(access: line, label: label) }
         )
+        do {
+            try await source?.start(feeds: batchDiff.feeds)
+        } catch {
+            throw CommandFailure("--shapes: \(error)")
+        }
         let shownHost = address.host.contains(":") ? "[\(address.host)]" : address.host
         let server = HTTPServerService(
             configuration: httpConfiguration(openFiles: openFiles, logger: logger), service: batchDiff, grace: .seconds(shutdownGrace), logger: logger
@@ -193,6 +226,20 @@ struct ServeCommand: AsyncParsableCommand {
         service.maxWait = maxWait
         service.eventHeartbeat = eventHeartbeat
         return (service, keysPath)
+    }
+
+    /// The source `--source-database` and `--shapes` name, its shapes file read.
+    private func feedSource(logger: Logger) throws -> PostgresSource? {
+        guard let sourceDatabase, let shapes else { return nil }
+        var settings = SourceSettings(conninfo: sourceDatabase, shapesPath: shapes)
+        settings.slot = sourceSlot
+        settings.publication = sourcePublication
+        settings.idle = .seconds(sourceIdle)
+        do {
+            return try PostgresSource(settings: settings, logger: logger)
+        } catch {
+            throw CommandFailure("--shapes: \(error)")
+        }
     }
 
     /// The store `--store` names.

@@ -5,6 +5,7 @@ import Glibc
 /// `postgresql` package (`make deps-test`), in a temporary directory, on a free port of
 /// 127.0.0.1 (its socket in that directory), never the cluster Debian may have made on
 /// 5432. PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
+/// It runs with `wal_level=logical`, so that servers may follow it (docs/sources.md).
 /// Stopped (`-m immediate`) and removed when dropped.
 final class PostgresCluster {
     let directory: URL
@@ -35,7 +36,7 @@ final class PostgresCluster {
 
     /// Starts the cluster and waits until it takes connections.
     func start() throws {
-        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
+        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100 -c wal_level=logical"
         try Self.run("pg_ctl", ["-D", data, "-w", "-t", "30", "-l", directory.appendingPathComponent("log").path, "-o", options, "start"])
     }
 

@@ -66,6 +66,21 @@ final class TokenHardeningTests: SignedTokenTestCase {
         XCTAssertEqual(try client.get("/healthz").status, 200)
     }
 
+    /// `{sub}` in a pattern stands for the token's `sub`: one pattern for every user. A token
+    /// whose `sub` is missing, or holds what ids do not (a `*` would widen the pattern), is a 401.
+    func testSubInAPatternIsTheTokensSubject() throws {
+        let client = try startServer(["--jwt-keys", try keysFile(keySet()), "--write-token", "admin"]).client
+        for feed in ["todos-ann", "todos-bob", "todos-ann-work"] { assertJSON(try client.put("/feeds/\(feed)", "[1]", headers: bearer("admin"))) }
+        let ann = bearer(token(["feeds": ["todos-{sub}", "notes-{sub}-*"], "sub": "ann"]))
+        assertJSON(try client.get("/feeds/todos-ann", headers: ann))
+        assertProblem(try client.get("/feeds/todos-bob", headers: ann), 403, "insufficient_scope")
+        assertProblem(try client.get("/feeds/todos-ann-work", headers: ann), 403, "insufficient_scope")
+        assertJSON(try client.get("/feeds/todos-bob", headers: bearer(token(["feeds": ["todos-{sub}"], "sub": "bob"]))))
+        for claims: [String: Any] in [["feeds": ["todos-{sub}"]], ["feeds": ["todos-{sub}"], "sub": "a*"], ["feeds": ["todos-{sub}"], "sub": "a b"], ["feeds": ["todos-{sub}"], "sub": ""]] {
+            assertProblem(try client.get("/feeds/todos-ann", headers: bearer(token(claims))), 401, "invalid_token")
+        }
+    }
+
     /// Subjects Unicode deems equivalent are two clients; one sub-less token signed twice
     /// (ES256 signs with a fresh nonce) is one.
     func testClientsOfTheStreamLimitAreTheirBytes() throws {

@@ -15,7 +15,7 @@ extension BatchDiffService {
     /// `If-None-Match: *` creates only, `If-Match: *` writes only an existing feed;
     /// `changedMembers` and `maxChanges` shape the answer's batch.
     func putFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
-        let id = try feedID(name)
+        let id = try writtenFeedID(name)
         let idKey = request.query["idKey"]
         if let idKey, !(1...128).contains(idKey.utf8.count) { throw Problem.badQuery("idKey: must be 1 to 128 bytes") }
         let uniqueIdentities = try booleanParameter(request.query, "uniqueIdentities")
@@ -36,7 +36,7 @@ extension BatchDiffService {
     /// `PUT`; `If-Match` and the query options likewise; `Idempotency-Key` answers a repeat
     /// as the first time.
     func patchFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
-        let id = try feedID(name)
+        let id = try writtenFeedID(name)
         let options = try AnswerOptions(query: request.query)
         if options.format == .jsonPatch { throw Problem.badQuery("format: json-patch answers changes and POST /diff; a PATCH answers batch or steps") }
         let condition = EntityTag.writeCondition(ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
@@ -72,7 +72,7 @@ extension BatchDiffService {
 
     /// `DELETE /feeds/{id}`.
     func deleteFeed(_ name: String) async throws(Problem) -> HTTPResponse {
-        let id = try feedID(name)
+        let id = try writtenFeedID(name)
         try await feedCall { () async throws(FeedError) in try await self.feeds.delete(id) }
         return HTTPResponse(status: 204)
     }
@@ -81,7 +81,7 @@ extension BatchDiffService {
     /// answer is one per version, shared by every client (and its gzip form likewise). With
     /// `offset`, `after` or `limit`, a page of it instead (``getPage(_:_:from:limit:)``).
     func getFeed(_ name: String, _ request: HTTPRequest) async throws(Problem) -> HTTPResponse {
-        let id = try feedID(name)
+        let id = try await readFeedID(name)
         if let (start, limit) = try Self.pageQuery(request) { return try await getPage(id, request, from: start, limit: limit) }
         let latest = try await feedCall { () async throws(FeedError) in try await self.feeds.latest(of: id) }
         let tag = EntityTag.of(version: latest.version)
@@ -261,7 +261,7 @@ extension BatchDiffService {
     func changesQuestion(
         _ name: String, _ request: HTTPRequest, since given: Int?
     ) async throws(Problem) -> ChangesQuestion {
-        let id = try feedID(name)
+        let id = try await readFeedID(name)
         do {
             let (since, wait) = try changesQuery(request, since: given)
             let options = try AnswerOptions(query: request.query)
@@ -324,6 +324,22 @@ extension BatchDiffService {
         }
     }
 
+    /// The feed id a write names: 409 `feed_is_sourced` for an id the source claims.
+    private func writtenFeedID(_ name: String) throws(Problem) -> FeedID {
+        let id = try feedID(name)
+        if let source = configuration.source, source.claims(id) { throw Problem(FeedError.sourced(id)) }
+        return id
+    }
+
+    /// The feed id a read names, its feed made first when the source claims it.
+    func readFeedID(_ name: String) async throws(Problem) -> FeedID {
+        let id = try feedID(name)
+        if let source = configuration.source, source.claims(id) {
+            try await feedCall { () async throws(FeedError) in try await source.prepare(id) }
+        }
+        return id
+    }
+
     /// Calls the feed core, its errors as problem documents.
     func feedCall<Value>(_ call: () async throws(FeedError) -> Value) async throws(Problem) -> Value {
         do {
@@ -358,6 +374,8 @@ extension Problem {
             )
         case .storageFull(let id, let limit): self = .feedStorageFull(id.name, limit: limit)
         case .storeUnavailable(let detail): self = .storeUnavailable(detail)
+        case .sourced(let id): self = .feedIsSourced(id.name)
+        case .sourceUnavailable(let detail): self = .sourceUnavailable(detail)
         case .internalFailure(let detail): self = .internalError(detail)
         }
     }

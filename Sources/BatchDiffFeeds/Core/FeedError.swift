@@ -37,6 +37,10 @@ package enum FeedError: Error, Sendable, Equatable {
     /// The store cannot be reached (a database down or not answering in time); what it
     /// holds is unknown, so nothing is answered from what was last seen.
     case storeUnavailable(String)
+    /// A feed a source keeps (``FeedSource``): clients do not write it.
+    case sourced(FeedID)
+    /// The source of a feed not made yet cannot be reached (why).
+    case sourceUnavailable(String)
     /// A bug: nothing was changed.
     case internalFailure(String)
 }

@@ -12,7 +12,7 @@ package enum ConninfoRedaction {
 
     /// `message`, an error about `conninfo`, with `conninfo`'s password replaced wherever it
     /// appears (libpq quotes a token it cannot read, the password included).
-    static func redacted(_ message: String, of conninfo: String) -> String {
+    package static func redacted(_ message: String, of conninfo: String) -> String {
         var message = redacted(message)
         for password in passwords(in: conninfo) where !password.isEmpty {
             message = message.replacing(password, with: "***")
