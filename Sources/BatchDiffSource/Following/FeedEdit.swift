@@ -10,20 +10,21 @@ struct FeedEdit: Sendable {
     /// Sections touched, each with its count of rows before the transaction.
     private var sectionsBefore: [[UInt8]: Int] = [:]
 
-    /// Records that the row of `key` in `feed` is about to change.
-    mutating func touch(_ key: [UInt8], in feed: MadeFeed, shape: ServedShape) {
+    /// Records that the row of `key`, `before` now, is about to change; `sectionCount`
+    /// tells a section's rows now. (Given values, not the feed: a copy of the feed held
+    /// while it changes would copy all its rows.)
+    mutating func touch(_ key: [UInt8], before: SourceRow?, shape: ServedShape, sectionCount: ([UInt8]) -> Int) {
         guard seen.insert(key).inserted else { return }
-        let before = feed.rows[key]
         touched.append((key, before))
         if let before, shape.section != nil {
             let header = shape.sectionHeader(of: before)
-            if sectionsBefore[header] == nil { sectionsBefore[header] = feed.sectionCounts[header] ?? 0 }
+            if sectionsBefore[header] == nil { sectionsBefore[header] = sectionCount(header) }
         }
     }
 
-    /// Records that a section is about to gain a row (its count before, if first touched).
-    mutating func touchSection(_ header: [UInt8], in feed: MadeFeed) {
-        if sectionsBefore[header] == nil { sectionsBefore[header] = feed.sectionCounts[header] ?? 0 }
+    /// Records that a section, of `count` rows now, is about to gain a row.
+    mutating func touchSection(_ header: [UInt8], count: Int) {
+        if sectionsBefore[header] == nil { sectionsBefore[header] = count }
     }
 
     /// The `PATCH` body (`{"ops": [...]}`) that takes the feed from before the transaction

@@ -140,17 +140,21 @@ struct SourceState: Sendable {
     }
 
     private mutating func set(_ key: [UInt8], to row: SourceRow?, in id: FeedID, edits: inout [FeedID: FeedEdit]) {
-        guard let feed = feeds[id] else { return }
-        let shape = shapes[feed.shape]
-        edits[id, default: FeedEdit()].touch(key, in: feed, shape: shape)
-        if let row, shape.section != nil { edits[id]!.touchSection(shape.sectionHeader(of: row), in: feed) }
-        let held = feed.rows[key] != nil
+        // No copy of the feed is held while it changes: that would copy all its rows.
+        guard let index = feeds[id]?.shape else { return }
+        let shape = shapes[index]
+        let before = feeds[id]?.rows[key]
+        edits[id, default: FeedEdit()].touch(key, before: before, shape: shape) { [feeds] in feeds[id]?.sectionCounts[$0] ?? 0 }
+        if let row, shape.section != nil {
+            let header = shape.sectionHeader(of: row)
+            edits[id]!.touchSection(header, count: feeds[id]?.sectionCounts[header] ?? 0)
+        }
         feeds[id]!.set(key, to: row, shape: shape)
-        if row == nil, held {
-            holders[feed.shape]?[key]?.removeAll { $0 == id }
-            if holders[feed.shape]?[key]?.isEmpty ?? false { holders[feed.shape]?[key] = nil }
-        } else if row != nil, !held {
-            holders[feed.shape, default: [:]][key, default: []].append(id)
+        if row == nil, before != nil {
+            holders[index]?[key]?.removeAll { $0 == id }
+            if holders[index]?[key]?.isEmpty ?? false { holders[index]?[key] = nil }
+        } else if row != nil, before == nil {
+            holders[index, default: [:]][key, default: []].append(id)
         }
     }
 }
