@@ -1,5 +1,6 @@
 import BatchDiffFeeds
 import Foundation
+import Logging
 import PostgreSQL
 
 /// The replication stream, followed: connect, make sure of the publication and the slot,
@@ -18,6 +19,7 @@ extension PostgresSource {
         var appliedThrough = LogPosition(0)
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled {
+            await takeOfferedShapes(into: &state, feeds: feeds)
             do throws(PostgresError) {
                 let (startedAt, slotCreated) = try await startStreaming(state: state)
                 if slotCreated && !state.feeds.isEmpty {
@@ -47,24 +49,7 @@ extension PostgresSource {
     private func startStreaming(state: SourceState) async throws(PostgresError) -> (LogPosition, Bool) {
         try await connections.run { [settings, logger] replication, query throws(PostgresError) in
             let deadline = ContinuousClock.now + .seconds(10)
-            let publication = query.quotedIdentifier(settings.publication)
-            let tables = state.shapes.map { query.quotedIdentifier($0.shape.schema) + "." + query.quotedIdentifier($0.shape.table) }
-            let published = try query.query(
-                "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1::text", [.text(settings.publication)], format: .text, deadline: deadline
-            )
-            let exists = try !query.query("SELECT 1 FROM pg_publication WHERE pubname = $1::text", [.text(settings.publication)], deadline: deadline).isEmpty
-            if !exists {
-                try query.query("CREATE PUBLICATION \(publication) FOR TABLE \(Set(tables).sorted().joined(separator: ", "))", deadline: deadline)
-            } else {
-                let have = Set((0..<published.count).map { query.quotedIdentifier(published.text($0, 0)) + "." + query.quotedIdentifier(published.text($0, 1)) })
-                for table in Set(tables).subtracting(have).sorted() {
-                    do throws(PostgresError) {
-                        try query.query("ALTER PUBLICATION \(publication) ADD TABLE \(table)", deadline: deadline)
-                    } catch where error.kind == .statement {
-                        logger.error("the publication lacks a shape's table and cannot be altered", metadata: ["table": "\(table)", "reason": "\(error)"])
-                    }
-                }
-            }
+            try Self.publish(state.shapes, settings: settings, logger: logger, on: query, deadline: deadline)
             let slots = try query.query(
                 "SELECT coalesce(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots WHERE slot_name = $1::text", [.text(settings.slot)],
                 format: .text, deadline: deadline
@@ -76,11 +61,36 @@ extension PostgresSource {
             } else {
                 confirmed = LogPosition(slots.text(0, 0)) ?? LogPosition(0)
             }
-            let names = replication.quotedLiteral(publication)
+            let names = replication.quotedLiteral(query.quotedIdentifier(settings.publication))
             try replication.simpleQuery(
                 "START_REPLICATION SLOT \(slot) LOGICAL 0/0 (proto_version '1', publication_names \(names))", deadline: deadline
             )
             return (confirmed, slots.isEmpty)
+        }
+    }
+
+    /// Makes sure the publication exists and holds every table of `shapes` (one it cannot
+    /// add is logged: its changes will not come).
+    static func publish(
+        _ shapes: [ServedShape], settings: SourceSettings, logger: Logger, on query: PostgresConnection, deadline: ContinuousClock.Instant
+    ) throws(PostgresError) {
+        let publication = query.quotedIdentifier(settings.publication)
+        let tables = Set(shapes.map { query.quotedIdentifier($0.shape.schema) + "." + query.quotedIdentifier($0.shape.table) })
+        let exists = try !query.query("SELECT 1 FROM pg_publication WHERE pubname = $1::text", [.text(settings.publication)], deadline: deadline).isEmpty
+        guard exists else {
+            try query.query("CREATE PUBLICATION \(publication) FOR TABLE \(tables.sorted().joined(separator: ", "))", deadline: deadline)
+            return
+        }
+        let published = try query.query(
+            "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1::text", [.text(settings.publication)], format: .text, deadline: deadline
+        )
+        let have = Set((0..<published.count).map { query.quotedIdentifier(published.text($0, 0)) + "." + query.quotedIdentifier(published.text($0, 1)) })
+        for table in tables.subtracting(have).sorted() {
+            do throws(PostgresError) {
+                try query.query("ALTER PUBLICATION \(publication) ADD TABLE \(table)", deadline: deadline)
+            } catch where error.kind == .statement {
+                logger.error("the publication lacks a shape's table and cannot be altered", metadata: ["table": "\(table)", "reason": "\(error)"])
+            }
         }
     }
 
@@ -92,6 +102,7 @@ extension PostgresSource {
         var lastTold = ContinuousClock.now
         var lastIdleCheck = ContinuousClock.now
         while true {
+            await takeOfferedShapes(into: &state, feeds: feeds)
             for request in takeRequests() {
                 request.answer.resume(returning: await make(request.id, in: &state, into: feeds))
             }
@@ -110,21 +121,22 @@ extension PostgresSource {
                 return frames
             }
             var replyAsked = false
+            var serverEnd = appliedThrough
             for bytes in frames {
                 let frame: ReplicationFrame
                 let message: PgOutputMessage
                 do throws(ReplicationDecodingError) {
                     frame = try ReplicationFrame(decoding: bytes)
-                    guard case .data(_, let serverEnd, _, let payload) = frame else {
-                        if case .keepalive(let serverEnd, _, let asked) = frame {
+                    guard case .data(_, let end, _, let payload) = frame else {
+                        if case .keepalive(let end, _, let asked) = frame {
                             replyAsked = replyAsked || asked
+                            serverEnd = max(serverEnd, LogPosition(end))
                             // Nothing pending: everything up to the server's end is applied.
-                            if transaction == nil { appliedThrough = max(appliedThrough, LogPosition(serverEnd)) }
-                            metrics.lagBytes.record(Int(serverEnd > appliedThrough.value ? serverEnd - appliedThrough.value : 0))
+                            if transaction == nil { appliedThrough = max(appliedThrough, LogPosition(end)) }
                         }
                         continue
                     }
-                    metrics.lagBytes.record(Int(serverEnd > appliedThrough.value ? serverEnd - appliedThrough.value : 0))
+                    serverEnd = max(serverEnd, LogPosition(end))
                     message = try PgOutputMessage(decoding: payload)
                 } catch {
                     throw PostgresError.connection("the replication stream sent what does not read: \(error)")
@@ -148,6 +160,7 @@ extension PostgresSource {
                     continue
                 }
             }
+            if !frames.isEmpty { metrics.lagBytes.record(Int(serverEnd.value - min(serverEnd.value, appliedThrough.value))) }
             if replyAsked || appliedThrough > told || ContinuousClock.now - lastTold > .seconds(10) {
                 let position = transaction == nil ? appliedThrough : told
                 let now = Int64(Date().timeIntervalSince1970 * 1_000_000) - ReplicationFrame.epochOffset
@@ -169,19 +182,30 @@ extension PostgresSource {
         let start = ContinuousClock.now
         metrics.transactions.increment()
         guard !transaction.changes.isEmpty else { return }
-        metrics.rowChanges.increment(by: transaction.changes.count)
         let fetched = try await fetchRows(state.rowsToFetch(transaction.changes), state: state)
         let edits = state.apply(transaction.changes, xid: transaction.xid, end: end, fetched: fetched)
-        for (id, edit) in edits {
-            guard let feed = state.feeds[id], !edit.changesNothing(in: feed) else { continue }
-            let body = edit.patch(to: feed, shape: state.shapes[feed.shape])
-            do throws(FeedError) {
-                _ = try await feeds.patch(body, to: id, condition: .exists)
-            } catch {
-                logger.error("a sourced feed's version could not be stored; the feed is dropped and made again when next read", metadata: ["feed": "\(id)", "reason": "\(error)"])
-                await drop(id, from: &state, in: feeds)
-            }
+        let patches = edits.compactMap { id, edit -> (FeedID, [UInt8])? in
+            guard let feed = state.feeds[id], !edit.changesNothing(in: feed) else { return nil }
+            return (id, edit.patch(to: feed, shape: state.shapes[feed.shape]))
         }
+        // Each feed takes its own turn, so the feeds' versions are stored side by side; all
+        // are stored before the next transaction is applied.
+        let failed = await withTaskGroup(of: FeedID?.self) { [logger] group in
+            for (id, body) in patches {
+                group.addTask {
+                    do throws(FeedError) {
+                        _ = try await feeds.patch(body, to: id, condition: .exists)
+                        return nil
+                    } catch {
+                        logger.error("a sourced feed's version could not be stored; the feed is dropped and made again when next read", metadata: ["feed": "\(id)", "reason": "\(error)"])
+                        return id
+                    }
+                }
+            }
+            return await group.reduce(into: [FeedID]()) { failed, id in if let id { failed.append(id) } }
+        }
+        for id in failed { await drop(id, from: &state, in: feeds) }
+        metrics.rowChanges.increment(by: transaction.changes.count)
         metrics.applyTime.record(duration: start.duration(to: .now))
         let committed = Double(commitTime + ReplicationFrame.epochOffset) / 1_000_000
         metrics.lagSeconds.record(max(0, Date().timeIntervalSince1970 - committed))

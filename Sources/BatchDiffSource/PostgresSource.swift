@@ -28,6 +28,8 @@ package final class PostgresSource: FeedSource {
         /// Set while the stream is down: requests are answered with it at once. (Before
         /// the stream first starts, requests wait for it.)
         var outage: String?
+        /// Shapes read again and checked, for the follower to serve next, and who waits.
+        var offeredShapes: (shapes: [ServedShape], answer: CheckedContinuation<Void, Never>)?
     }
 
     /// A source of `settings`, its shapes file read (not yet checked against the database:
@@ -127,6 +129,25 @@ package final class PostgresSource: FeedSource {
     func setMade(_ id: FeedID, _ made: Bool) {
         let now = ContinuousClock.now
         shared.withLock { $0.made[id] = made ? now : nil }
+    }
+
+    /// Has the follower serve `shapes` next; `answer` is resumed once it does.
+    func offerShapes(_ shapes: [ServedShape], answer: CheckedContinuation<Void, Never>) {
+        let replaced = shared.withLock { shared in
+            defer { shared.offeredShapes = (shapes, answer) }
+            return shared.offeredShapes?.answer
+        }
+        replaced?.resume()
+        connections.wake()
+    }
+
+    /// The shapes offered and not yet served, taken; the templates claimed become theirs.
+    func takeOfferedShapes() -> (shapes: [ServedShape], answer: CheckedContinuation<Void, Never>)? {
+        shared.withLock { shared in
+            defer { shared.offeredShapes = nil }
+            if let offered = shared.offeredShapes { shared.templates = offered.shapes.map(\.shape.feed) }
+            return shared.offeredShapes
+        }
     }
 
     /// The made feeds nobody read since `cutoff`.

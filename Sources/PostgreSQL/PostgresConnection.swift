@@ -20,10 +20,20 @@ public final class PostgresConnection {
         PQfinish(handle)
     }
 
-    /// Connects to the libpq connection URI or keyword string `conninfo` before `deadline`.
-    /// (Resolving a host name may block; give addresses where that matters.)
-    public static func connect(_ conninfo: String, deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresConnection {
-        guard let handle = PQconnectStart(conninfo) else { throw .connection("out of memory") }
+    /// Connects to the libpq connection URI or keyword string `conninfo` before `deadline`,
+    /// with `settings` (keyword and value, as `("replication", "database")`) taking the place
+    /// of any the string gives. (Resolving a host name may block; give addresses where that
+    /// matters.)
+    public static func connect(
+        _ conninfo: String, settings: [(keyword: String, value: String)] = [], deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> PostgresConnection {
+        // libpq expands the string given as the first `dbname` (expand_dbname = 1); a keyword
+        // given later in the arrays wins over the string's.
+        let keywords = (["dbname"] + settings.map(\.keyword)).map { UnsafePointer(strdup($0)) }
+        let values = ([conninfo] + settings.map(\.value)).map { UnsafePointer(strdup($0)) }
+        defer { (keywords + values).forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        let started = PQconnectStartParams(keywords + [nil], values + [nil], 1)
+        guard let handle = started else { throw .connection("out of memory") }
         // Owned from here: the connection's deinit calls PQfinish, also when connecting fails.
         let connection = PostgresConnection(handle: handle)
         guard PQstatus(handle) != CONNECTION_BAD else { throw .connection(connection.errorMessage) }

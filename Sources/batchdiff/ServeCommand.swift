@@ -177,9 +177,10 @@ struct ServeCommand: AsyncParsableCommand {
             ])
         }
         // SIGHUP is trapped here, before the server starts: once "listening" is printed, it
-        // reads the keys again and never ends the process.
-        let reloader = TokenKeyReloader(
-            keys: keysPath.flatMap { path in service.tokenKeys.map { (path, $0) } }, hangUps: await UnixSignalsSequence(trapping: .sighup), logger: logger
+        // reads the keys and the shapes again and never ends the process.
+        let reloader = HangUpReloader(
+            keys: keysPath.flatMap { path in service.tokenKeys.map { (path, $0) } }, source: source,
+            hangUps: await UnixSignalsSequence(trapping: .sighup), logger: logger
         )
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reloader),
@@ -213,7 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let keysPath {
             do {
                 service.tokenKeys = try TokenKeyring(
-                    json: try TokenKeyReloader.read(keysPath), audience: jwtAudience ?? Environment.string("BATCHDIFF_JWT_AUDIENCE"),
+                    json: try HangUpReloader.read(keysPath), audience: jwtAudience ?? Environment.string("BATCHDIFF_JWT_AUDIENCE"),
                     leeway: Double(jwtLeeway)
                 )
             } catch {

@@ -203,7 +203,7 @@ final class SignedTokenTests: SignedTokenTestCase {
         // A server without keys logs a SIGHUP, and goes on.
         let plain = try startServer(["--log-level", "notice"])
         kill(plain.pid, SIGHUP)
-        XCTAssertTrue(eventually(timeout: 10) { plain.log.contains("SIGHUP: no --jwt-keys to read again") }, "the SIGHUP was not told")
+        XCTAssertTrue(eventually(timeout: 10) { plain.log.contains("SIGHUP: no --jwt-keys or --shapes to read again") }, "the SIGHUP was not told")
         XCTAssertEqual(try plain.client.get("/healthz").status, 200)
     }
 

@@ -184,6 +184,45 @@ final class SourcedFeedTests: ServerTestCase {
         XCTAssertEqual(try client.put("/feeds/mine", "[1]").status, 200)
     }
 
+    func testShapesAreReadAgainOnSIGHUPAndAFileThatCannotBeServedKeepsThoseInForce() throws {
+        let server = try startServer(["--source-database", cluster.uri, "--shapes", shapesURL.path, "--log-level", "notice"])
+        let client = server.client
+        let bob = try read(client, "todos-bob", expected: try todos("bob"))
+        let catalogVersion = int(assertJSON(try client.get("/feeds/catalog"))["version"])
+        // todos-{owner} loses its title, catalog stays as it was, notes-{owner} is new (on a
+        // table the publication does not hold yet).
+        try cluster.query("CREATE TABLE notes (id int PRIMARY KEY, owner text NOT NULL, note text NOT NULL); INSERT INTO notes VALUES (1, 'ann', 'hi')")
+        try Data("""
+            {"shapes": [
+              {"feed": "todos-{owner}", "table": "todos", "columns": ["id", "rank"], "where": {"owner": "{owner}"}},
+              {"feed": "catalog", "table": "products", "columns": ["id", "name", "price"], "orderBy": ["name"], "sectionBy": "company"},
+              {"feed": "notes-{owner}", "table": "notes", "columns": ["id", "note"], "where": {"owner": "{owner}"}}
+            ]}
+            """.utf8).write(to: shapesURL)
+        kill(server.pid, SIGHUP)
+        XCTAssertTrue(eventually(timeout: 15) { server.log.contains("shapes read again") }, server.log)
+        var notes = try read(client, "notes-ann", expected: [["id": 1, "note": "hi"]])
+        try cluster.query("INSERT INTO notes VALUES (2, 'ann', 'there')")
+        try expectVersion(client, "notes-ann", &notes, expected: [["id": 1, "note": "hi"], ["id": 2, "note": "there"]])
+        // The changed shape's feed is a new series; the kept one goes on.
+        assertProblem(try client.get("/feeds/todos-bob/changes?since=\(bob.version)"), 410, "version_gone")
+        XCTAssertEqual(assertJSON(try client.get("/feeds/todos-bob"))["data"].map(canonicalJSON), canonicalJSON([["id": 3, "rank": 5]]))
+        XCTAssertEqual(int(assertJSON(try client.get("/feeds/catalog"))["version"]), catalogVersion)
+        try cluster.query("UPDATE products SET name = 'anvils' WHERE id = 1")
+        XCTAssertEqual(int(assertJSON(try client.get("/feeds/catalog/changes?since=\(catalogVersion ?? 0)&wait=10", timeout: 15))["from"]), catalogVersion)
+        // byrank-{rank} went: its ids are ordinary feeds again.
+        XCTAssertEqual(try client.put("/feeds/byrank-5", "[1]").status, 200)
+
+        // A shape that cannot be served is refused, and the shapes in force stay.
+        try Data(#"{"shapes": [{"feed": "todos-{owner}", "table": "todos", "columns": ["id", "colour"], "where": {"owner": "{owner}"}}]}"#.utf8).write(to: shapesURL)
+        kill(server.pid, SIGHUP)
+        XCTAssertTrue(eventually(timeout: 15) { server.log.contains("shapes not read again") }, server.log)
+        XCTAssertTrue(server.log.contains("no column \"colour\""), server.log)
+        assertProblem(try client.put("/feeds/notes-ann", "[]"), 409, "feed_is_sourced")
+        try cluster.query("INSERT INTO notes VALUES (3, 'ann', 'again')")
+        try expectVersion(client, "notes-ann", &notes, expected: [["id": 1, "note": "hi"], ["id": 2, "note": "there"], ["id": 3, "note": "again"]])
+    }
+
     func testAShapeThatCannotBeServedStopsTheServerNamingIt() throws {
         for (shape, named) in [
             (#"{"feed": "a-{x}", "table": "nothing", "where": {"x": "{x}"}}"#, "no table public.nothing"),

@@ -28,6 +28,15 @@ struct MadeFeed: Sendable {
         if let row { sectionCounts[shape.sectionHeader(of: row), default: 0] += 1 }
     }
 
+    /// The same feed, its shape now at `index` among the served shapes (the shapes file
+    /// read again, the shape unchanged).
+    func moved(toShape index: Int) -> MadeFeed {
+        var moved = MadeFeed(id: id, shape: index, placeholderValues: placeholderValues, horizon: horizon, lastRead: lastRead)
+        moved.rows = rows
+        moved.sectionCounts = sectionCounts
+        return moved
+    }
+
     /// The feed's collection as a `PUT` writes it: its rows (in no order: the feed sorts
     /// them), in sections when the shape has them.
     func collectionText(shape: ServedShape) -> [UInt8] {

@@ -69,52 +69,19 @@ final class SourceConnections: @unchecked Sendable {
         while read(wakeDescriptor, &drained, drained.count) > 0 {}
     }
 
+    /// Times in ISO form and in UTC, so that every session writes them alike.
+    private static let sessionOptions = (keyword: "options", value: "-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=iso_8601")
+
     private func connected() throws(PostgresError) -> (PostgresConnection, PostgresConnection) {
         if let replication, let query, replication.isUsable, query.isUsable { return (replication, query) }
         disconnect()
         let deadline = ContinuousClock.now + .seconds(5)
-        let query = try PostgresConnection.connect(SourceConninfo.adding(SourceConninfo.sessionOptions, to: conninfo), deadline: deadline)
+        let query = try PostgresConnection.connect(conninfo, settings: [Self.sessionOptions], deadline: deadline)
         let replication = try PostgresConnection.connect(
-            SourceConninfo.adding(SourceConninfo.sessionOptions + [("replication", "database")], to: conninfo), deadline: deadline
+            conninfo, settings: [Self.sessionOptions, ("replication", "database")], deadline: deadline
         )
         self.query = query
         self.replication = replication
         return (replication, query)
-    }
-}
-
-/// Connection settings added to the source's URI or keyword string.
-enum SourceConninfo {
-    /// Times in ISO form and in UTC, so that every session writes them alike.
-    static let sessionOptions = [("options", "-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=iso_8601")]
-
-    /// `conninfo` (a `postgres://` URI or a keyword string) with `settings` added.
-    static func adding(_ settings: [(String, String)], to conninfo: String) -> String {
-        if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://") {
-            let encoded = settings.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
-            return conninfo + (conninfo.contains("?") ? "&" : "?") + encoded
-        }
-        let quoted = settings.map { "\($0.0)='\($0.1.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'"))'" }
-        return ([conninfo] + quoted).joined(separator: " ")
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return encoded
-    }
-}
-
-private extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -8,11 +8,16 @@ import BatchDiffFeeds
 struct SourceState: Sendable {
     let shapes: [ServedShape]
     private let shapesByTable: [UInt32: [Int]]
+    /// The relations the stream described, by oid.
+    private(set) var relations: [UInt32: PgOutputMessage.Relation] = [:]
     /// For each relation and shape on it: each of the shape's columns' position in the relation.
     private var mappings: [UInt32: [Int: [Int?]]] = [:]
     private(set) var feeds: [FeedID: MadeFeed] = [:]
     private var feedsByValues: [Int: [[String]: FeedID]] = [:]
     private var holders: [Int: [[UInt8]: [FeedID]]] = [:]
+    /// The feeds whose snapshot horizon the stream has not passed yet (usually none): only
+    /// these can hold a transaction already.
+    private var feedsWithHorizons: Set<FeedID> = []
 
     init(shapes: [ServedShape]) {
         self.shapes = shapes
@@ -36,6 +41,7 @@ struct SourceState: Sendable {
             byShape[index] = shapes[index].columns.map { column in relation.columns.firstIndex { $0.name == column.name } }
         }
         mappings[relation.id] = byShape
+        relations[relation.id] = relation
     }
 
     /// Whether the relation's shapes have feeds made (a change of any other is skipped).
@@ -46,6 +52,7 @@ struct SourceState: Sendable {
     mutating func register(_ feed: MadeFeed) {
         feeds[feed.id] = feed
         feedsByValues[feed.shape, default: [:]][feed.placeholderValues] = feed.id
+        if feed.horizon != nil { feedsWithHorizons.insert(feed.id) }
         for key in feed.rows.keys { holders[feed.shape, default: [:]][key, default: []].append(feed.id) }
     }
 
@@ -53,6 +60,7 @@ struct SourceState: Sendable {
     mutating func forget(_ id: FeedID) {
         guard let feed = feeds.removeValue(forKey: id) else { return }
         feedsByValues[feed.shape]?[feed.placeholderValues] = nil
+        feedsWithHorizons.remove(id)
         for key in feed.rows.keys { holders[feed.shape]?[key]?.removeAll { $0 == id } }
     }
 
@@ -84,7 +92,7 @@ struct SourceState: Sendable {
         _ changes: [PgOutputMessage], xid: UInt32, end: LogPosition, fetched: [Int: [[UInt8]: SourceRow]] = [:]
     ) -> [FeedID: FeedEdit] {
         var edits: [FeedID: FeedEdit] = [:]
-        let holding = Set(feeds.values.filter { $0.horizon?.holds(xid, endingAt: end) ?? false }.map(\.id))
+        let holding = feedsWithHorizons.filter { feeds[$0]?.horizon?.holds(xid, endingAt: end) ?? false }
         for change in changes {
             switch change {
             case .insert(let relation, let new):
@@ -114,7 +122,10 @@ struct SourceState: Sendable {
             default: continue
             }
         }
-        for (id, feed) in feeds where feed.horizon?.isPassed(at: end) ?? false { feeds[id]?.horizon = nil }
+        for id in feedsWithHorizons where feeds[id]?.horizon?.isPassed(at: end) ?? true {
+            feeds[id]?.horizon = nil
+            feedsWithHorizons.remove(id)
+        }
         return edits
     }
 

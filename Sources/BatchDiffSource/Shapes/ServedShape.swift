@@ -16,8 +16,9 @@ struct ServedShape: Sendable {
 
     /// A `where` test on ``columns``[`column`].
     enum Test: Equatable, Sendable {
-        /// The value's JSON (``ColumnJSON``) is this text.
-        case equals(json: [UInt8], text: String)
+        /// The value's text form is this one: the constant's, as the column's type writes it
+        /// (so equal values compare equal by their texts).
+        case equals(String)
         case isNull
         case placeholder(String)
     }
@@ -50,6 +51,7 @@ struct ServedShape: Sendable {
                 throw refused("the database did not answer: \(error)")
             }
         }
+        // A scope of its own: the local functions above must not see what is declared below.
         do {
             let (tableOID, table, names, primaryKey) = try catalog(of: shape, on: connection, deadline: deadline, ask: ask, refused: refused)
             guard let keyName = shape.key ?? primaryKey else {
@@ -82,9 +84,7 @@ struct ServedShape: Sendable {
                     guard let canonical = try ask({ () throws(PostgresError) in try canonicalText(text, as: column, on: connection, deadline: deadline) }) else {
                         throw refused("the \"where\" value \(String(decoding: json, as: UTF8.self)) is not a \(columns[at].sqlType) (column \"\(name)\")")
                     }
-                    var output = JSONOutput()
-                    ColumnJSON.write(Array(canonical.utf8)[...], as: columns[at].kind, to: &output)
-                    tests.append((at, .equals(json: output.bytes, text: canonical)))
+                    tests.append((at, .equals(canonical)))
                 }
             }
             let section = try shape.sectionBy.map { name throws(ShapeError) in
@@ -168,7 +168,7 @@ struct ServedShape: Sendable {
             let name = connection.quotedIdentifier(columns[column].name)
             switch test {
             case .isNull: conditions.append("\(name) IS NULL")
-            case .equals(_, let text): conditions.append("\(name) = CAST(\(connection.quotedLiteral(text)) AS \(columns[column].sqlType))")
+            case .equals(let text): conditions.append("\(name) = CAST(\(connection.quotedLiteral(text)) AS \(columns[column].sqlType))")
             case .placeholder(let placeholder):
                 let number = placeholderNames.firstIndex(of: placeholder)! + 1
                 conditions.append("\(name) = CAST($\(number)::text AS \(columns[column].sqlType))")
