@@ -23,8 +23,8 @@ extension PostgresSource {
             do throws(PostgresError) {
                 let (startedAt, slotCreated) = try await startStreaming(state: state)
                 if slotCreated && !state.feeds.isEmpty {
-                    // The slot was dropped: what the feeds missed is unknown. Each starts again.
-                    logger.warning("the replication slot was missing and is made again; every sourced feed starts a new series", metadata: ["slot": "\(settings.slot)"])
+                    // The slot was dropped or lost: what the feeds missed is unknown. Each starts again.
+                    logger.warning("the replication slot was made again; every sourced feed starts a new series", metadata: ["slot": "\(settings.slot)"])
                     for id in state.feeds.keys { await drop(id, from: &state, in: feeds) }
                 }
                 appliedThrough = max(appliedThrough, startedAt)
@@ -45,18 +45,24 @@ extension PostgresSource {
     }
 
     /// Makes sure the publication and the slot exist, and starts the stream; returns the
-    /// slot's confirmed position and whether the slot had to be made.
+    /// slot's confirmed position and whether the slot had to be made (it was missing, or
+    /// invalidated: the WAL it needed is gone, `wal_status` `lost`).
     private func startStreaming(state: SourceState) async throws(PostgresError) -> (LogPosition, Bool) {
         try await connections.run { [settings, logger] replication, query throws(PostgresError) in
             let deadline = ContinuousClock.now + .seconds(10)
             try Self.publish(state.shapes, settings: settings, logger: logger, on: query, deadline: deadline)
             let slots = try query.query(
-                "SELECT coalesce(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots WHERE slot_name = $1::text", [.text(settings.slot)],
-                format: .text, deadline: deadline
+                "SELECT coalesce(confirmed_flush_lsn::text, '0/0'), coalesce(wal_status, '') FROM pg_replication_slots WHERE slot_name = $1::text",
+                [.text(settings.slot)], format: .text, deadline: deadline
             )
             let slot = replication.quotedIdentifier(settings.slot)
+            let lost = !slots.isEmpty && slots.text(0, 1) == "lost"
+            if lost {
+                logger.warning("the replication slot was invalidated (the WAL it needed is gone); it is made again", metadata: ["slot": "\(settings.slot)"])
+                try replication.simpleQuery("DROP_REPLICATION_SLOT \(slot) WAIT", deadline: deadline)
+            }
             var confirmed = LogPosition(0)
-            if slots.isEmpty {
+            if slots.isEmpty || lost {
                 try replication.simpleQuery("CREATE_REPLICATION_SLOT \(slot) LOGICAL pgoutput NOEXPORT_SNAPSHOT", deadline: deadline)
             } else {
                 confirmed = LogPosition(slots.text(0, 0)) ?? LogPosition(0)
@@ -65,7 +71,7 @@ extension PostgresSource {
             try replication.simpleQuery(
                 "START_REPLICATION SLOT \(slot) LOGICAL 0/0 (proto_version '1', publication_names \(names))", deadline: deadline
             )
-            return (confirmed, slots.isEmpty)
+            return (confirmed, slots.isEmpty || lost)
         }
     }
 

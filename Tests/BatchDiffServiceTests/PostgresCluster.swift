@@ -79,6 +79,18 @@ final class PostgresCluster {
         try Self.run("psql", ["-h", directory.path, "-p", String(port), "-U", "postgres", "-d", "postgres", "-tAc", sql])
     }
 
+    /// Starts `sql` in a psql of its own, on a thread of its own; the semaphore is
+    /// signalled when it ended (however it ended).
+    func startQuery(_ sql: String) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        let arguments = ["-h", directory.path, "-p", String(port), "-U", "postgres", "-d", "postgres", "-tAc", sql]
+        Thread {
+            _ = try? Self.run("psql", arguments)
+            done.signal()
+        }.start()
+        return done
+    }
+
     /// Runs the PostgreSQL program `name` (as `postgres` when this is root) from `/`, a
     /// folder every user may enter (the clone may lie where `postgres` may not), and
     /// returns its standard output alone; throws with its standard error when it fails.

@@ -7,88 +7,7 @@ import XCTest
 /// kind of change, committed with `psql`, makes exactly one version whose batch, applied to
 /// what the client held, gives the rows a `SELECT` of the same shape returns, and breaks
 /// no batch rule.
-final class SourcedFeedTests: ServerTestCase {
-    private var cluster: PostgresCluster!
-    private var shapesURL: URL!
-
-    private static let schema = """
-        CREATE TABLE todos (id int PRIMARY KEY, owner text NOT NULL, title text NOT NULL, rank int NOT NULL DEFAULT 0,
-                            done boolean NOT NULL DEFAULT false, body text, secret text);
-        ALTER TABLE todos ALTER COLUMN body SET STORAGE EXTERNAL;
-        CREATE TABLE products (id int PRIMARY KEY, company text NOT NULL, name text NOT NULL, price numeric NOT NULL);
-        INSERT INTO todos (id, owner, title, rank) VALUES (1, 'ann', 'milk', 2), (2, 'ann', 'eggs', 1), (3, 'bob', 'tea', 5);
-        INSERT INTO products VALUES (1, 'acme', 'anvil', 9.5), (2, 'acme', 'rocket', 120), (3, 'zeta', 'zip', 1);
-        """
-
-    private static let shapes = """
-        {"shapes": [
-          {"feed": "todos-{owner}", "table": "todos", "columns": ["id", "title", "rank", "done", "body"],
-           "where": {"owner": "{owner}"}, "orderBy": ["rank", "id"]},
-          {"feed": "byrank-{rank}", "table": "public.todos", "columns": ["id", "title"], "where": {"rank": "{rank}", "done": false}},
-          {"feed": "catalog", "table": "products", "columns": ["id", "name", "price"], "orderBy": ["name"], "sectionBy": "company"}
-        ]}
-        """
-
-    override func setUpWithError() throws {
-        cluster = try PostgresCluster()
-        try cluster.query(Self.schema)
-        shapesURL = cluster.directory.appendingPathComponent("shapes.json")
-        try Data(Self.shapes.utf8).write(to: shapesURL)
-    }
-
-    override func tearDown() {
-        super.tearDown()
-        cluster = nil
-    }
-
-    private func startSourcedServer(_ arguments: [String] = []) throws -> HTTPClient {
-        try startServer(["--source-database", cluster.uri, "--shapes", shapesURL.path] + arguments).client
-    }
-
-    /// What a client of a list feed holds: its version and rows.
-    private struct Held {
-        var version: Int
-        var rows: [JSONElement]
-    }
-
-    /// The `todos` of `owner` as the shape selects them, in its order.
-    private func todos(_ owner: String) throws -> Any {
-        parseJSON(try cluster.query("""
-            SELECT coalesce(json_agg(json_build_object('id', id, 'title', title, 'rank', rank, 'done', done, 'body', body) ORDER BY rank, id), '[]')
-            FROM todos WHERE owner = '\(owner)'
-            """))
-    }
-
-    /// The products in sections by company (a price of more than 15 digits as a string).
-    private func catalog() throws -> Any {
-        parseJSON(try cluster.query("""
-            SELECT json_build_object('sections', coalesce(json_agg(json_build_object('company', company, 'items', items) ORDER BY company COLLATE "C"), '[]'))
-            FROM (SELECT company, json_agg(json_build_object('id', id, 'name', name, 'price',
-                    CASE WHEN length(regexp_replace(price::text, '[^0-9]', '', 'g')) > 15 THEN to_json(price::text) ELSE to_json(price) END) ORDER BY name COLLATE "C", id) AS items
-                  FROM products GROUP BY company) AS sections
-            """))
-    }
-
-    /// Reads feed `name` (making it) and checks it holds `expected`.
-    private func read(_ client: HTTPClient, _ name: String, expected: Any, file: StaticString = #filePath, line: UInt = #line) throws -> Held {
-        let feed = assertJSON(try client.get("/feeds/\(name)"), file: file, line: line)
-        XCTAssertEqual(feed["data"].map(canonicalJSON), canonicalJSON(expected), file: file, line: line)
-        return Held(version: int(feed["version"]) ?? 0, rows: listElements(feed["data"] ?? []))
-    }
-
-    /// Waits for the next version of list feed `name` and checks it: exactly one version
-    /// after `held`, its batch applied to `held` gives `expected`, keeping every rule.
-    private func expectVersion(_ client: HTTPClient, _ name: String, _ held: inout Held, expected: Any, file: StaticString = #filePath, line: UInt = #line) throws {
-        let answer = assertJSON(try client.get("/feeds/\(name)/changes?since=\(held.version)&wait=10", timeout: 15), file: file, line: line)
-        XCTAssertEqual(int(answer["to"]), held.version + 1, "one version per commit: \(answer)", file: file, line: line)
-        let new = listElements(expected)
-        let batch = try decodeListBatch(answer)
-        XCTAssertEqual(try batch.apply(to: held.rows, values: try decodeListValues(answer)), new, "\(answer)", file: file, line: line)
-        let (old, wrapped) = ([Section(header: 0, items: held.rows)], [Section(header: 0, items: new)])
-        XCTAssertEqual(brokenRules(batch.sectioned, old: old, new: wrapped, identity: \.identity), [], file: file, line: line)
-        held = Held(version: int(answer["to"]) ?? held.version, rows: new)
-    }
-
+final class SourcedFeedTests: SourcedTestCase {
     func testEveryKindOfChangeMakesOneVersionThatAppliesToTheQuery() throws {
         let client = try startSourcedServer()
         var ann = try read(client, "todos-ann", expected: try todos("ann"))
@@ -182,45 +101,6 @@ final class SourcedFeedTests: ServerTestCase {
         assertProblem(try client.get("/feeds/byrank-05"), 404, "feed_not_found")
         // An id no template matches is an ordinary feed.
         XCTAssertEqual(try client.put("/feeds/mine", "[1]").status, 200)
-    }
-
-    func testShapesAreReadAgainOnSIGHUPAndAFileThatCannotBeServedKeepsThoseInForce() throws {
-        let server = try startServer(["--source-database", cluster.uri, "--shapes", shapesURL.path, "--log-level", "notice"])
-        let client = server.client
-        let bob = try read(client, "todos-bob", expected: try todos("bob"))
-        let catalogVersion = int(assertJSON(try client.get("/feeds/catalog"))["version"])
-        // todos-{owner} loses its title, catalog stays as it was, notes-{owner} is new (on a
-        // table the publication does not hold yet).
-        try cluster.query("CREATE TABLE notes (id int PRIMARY KEY, owner text NOT NULL, note text NOT NULL); INSERT INTO notes VALUES (1, 'ann', 'hi')")
-        try Data("""
-            {"shapes": [
-              {"feed": "todos-{owner}", "table": "todos", "columns": ["id", "rank"], "where": {"owner": "{owner}"}},
-              {"feed": "catalog", "table": "products", "columns": ["id", "name", "price"], "orderBy": ["name"], "sectionBy": "company"},
-              {"feed": "notes-{owner}", "table": "notes", "columns": ["id", "note"], "where": {"owner": "{owner}"}}
-            ]}
-            """.utf8).write(to: shapesURL)
-        kill(server.pid, SIGHUP)
-        XCTAssertTrue(eventually(timeout: 15) { server.log.contains("shapes read again") }, server.log)
-        var notes = try read(client, "notes-ann", expected: [["id": 1, "note": "hi"]])
-        try cluster.query("INSERT INTO notes VALUES (2, 'ann', 'there')")
-        try expectVersion(client, "notes-ann", &notes, expected: [["id": 1, "note": "hi"], ["id": 2, "note": "there"]])
-        // The changed shape's feed is a new series; the kept one goes on.
-        assertProblem(try client.get("/feeds/todos-bob/changes?since=\(bob.version)"), 410, "version_gone")
-        XCTAssertEqual(assertJSON(try client.get("/feeds/todos-bob"))["data"].map(canonicalJSON), canonicalJSON([["id": 3, "rank": 5]]))
-        XCTAssertEqual(int(assertJSON(try client.get("/feeds/catalog"))["version"]), catalogVersion)
-        try cluster.query("UPDATE products SET name = 'anvils' WHERE id = 1")
-        XCTAssertEqual(int(assertJSON(try client.get("/feeds/catalog/changes?since=\(catalogVersion ?? 0)&wait=10", timeout: 15))["from"]), catalogVersion)
-        // byrank-{rank} went: its ids are ordinary feeds again.
-        XCTAssertEqual(try client.put("/feeds/byrank-5", "[1]").status, 200)
-
-        // A shape that cannot be served is refused, and the shapes in force stay.
-        try Data(#"{"shapes": [{"feed": "todos-{owner}", "table": "todos", "columns": ["id", "colour"], "where": {"owner": "{owner}"}}]}"#.utf8).write(to: shapesURL)
-        kill(server.pid, SIGHUP)
-        XCTAssertTrue(eventually(timeout: 15) { server.log.contains("shapes not read again") }, server.log)
-        XCTAssertTrue(server.log.contains("no column \"colour\""), server.log)
-        assertProblem(try client.put("/feeds/notes-ann", "[]"), 409, "feed_is_sourced")
-        try cluster.query("INSERT INTO notes VALUES (3, 'ann', 'again')")
-        try expectVersion(client, "notes-ann", &notes, expected: [["id": 1, "note": "hi"], ["id": 2, "note": "there"], ["id": 3, "note": "again"]])
     }
 
     func testAShapeThatCannotBeServedStopsTheServerNamingIt() throws {
