@@ -15,7 +15,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-fanout-postgres bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-dk loadtest loadtest-logging soak soak-short docker-check clean
+.PHONY: deps deps-test deps-loadtest deps-docker build release run install test bench-hardening api-check package-check playground-screenshot bench bench-feed bench-fanout bench-fanout-postgres bench-memory bench-request-memory bench-stores bench-writes bench-small-feeds bench-windows bench-cache bench-pg-writes bench-source bench-merge bench-dk loadtest loadtest-logging soak soak-short docker-check clean
 
 deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
@@ -122,6 +122,11 @@ bench-pg-writes: deps-test deps-loadtest release
 # feed's one-row commit against a 1,000-row one's; three runs.
 bench-source: deps-test release
 	scripts/bench.py source .build/release/batchdiff
+
+# changes with values=merge against values=whole: bytes (2,000 rows of ten members, one of a
+# tenth changed a version; plain and gzip'd) and time (100,000 rows); three runs.
+bench-merge: release
+	scripts/bench.py merge .build/release/batchdiff
 
 # Many small feeds in one server: memory per feed, listing and reads (FEEDS, default 1,000,000).
 bench-small-feeds: release

@@ -25,6 +25,7 @@ SCRIPTS = {
     "cache": "bench-cache.py",
     "pg-writes": "bench-pg-writes.py",
     "source": "bench-source.py",
+    "merge": "bench-merge.py",
     "hardening": "hardening-figures.py",
     "runs": "bench-runs.py",
 }

@@ -1,11 +1,12 @@
 import BatchDiffJSON
 import HTTPServer
 
-/// `format`, `changedMembers` and `maxChanges` (docs/batch-format.md §6, §7), read from a
-/// request: the query of a feed's `PUT` and `changes`, or `options` of `POST /diff`.
+/// `format`, `changedMembers`, `maxChanges` and `values` (docs/batch-format.md §6, §7), read
+/// from a request: the query of a feed's `PUT` and `changes`, or `options` of `POST /diff`
+/// (which has no `values`).
 extension AnswerOptions {
     /// The options in `query`: `format=batch|steps|json-patch`, `changedMembers=true|false`,
-    /// `maxChanges=N` (N ≥ 0).
+    /// `maxChanges=N` (N ≥ 0), `values=whole|merge`.
     init(query: [String: String]) throws(Problem) {
         self.init()
         if let text = query["format"] {
@@ -21,13 +22,22 @@ extension AnswerOptions {
             }
             maxChanges = value
         }
+        if let text = query["values"] {
+            guard let values = Values(rawValue: text) else {
+                throw Problem.badQuery("values: expected \(Values.allCases.map(\.rawValue).joined(separator: " or ")), not \(text.prefix(40).debugDescription)")
+            }
+            self.values = values
+        }
         if let mismatch = formatMismatch { throw Problem.badQuery(mismatch) }
     }
 
     /// Why the options do not go together: `changedMembers` belongs to the batch and steps
-    /// formats (a JSON Patch replaces values, it names no members).
+    /// formats (a JSON Patch replaces values, it names no members), `values=merge` to the
+    /// batch format (steps and a JSON Patch carry their own values).
     var formatMismatch: String? {
-        changedMembers && format == .jsonPatch ? "changedMembers: belongs to the batch and steps formats, not \(format.rawValue)" : nil
+        if changedMembers && format == .jsonPatch { return "changedMembers: belongs to the batch and steps formats, not \(format.rawValue)" }
+        if values == .merge && format != .batch { return "values=merge: belongs to the batch format, not \(format.rawValue)" }
+        return nil
     }
 
     /// The formats, for messages: "batch or steps".

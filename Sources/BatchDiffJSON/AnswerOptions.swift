@@ -2,7 +2,8 @@ import BatchDiff
 
 /// What a client asks of a batch answer beyond the batch (docs/batch-format.md §6, §7):
 /// `changedMembers` and `maxChanges`, options of `POST /diff` and query parameters of a
-/// feed's `PUT` and `changes`, and the `format` the diff is written in.
+/// feed's `PUT` and `changes`, the `format` the diff is written in, and how a `changes`
+/// answer's values carry changed content (`values`).
 public struct AnswerOptions: Hashable, Sendable {
     /// How the diff is written.
     public enum Format: String, Hashable, Sendable, CaseIterable {
@@ -14,17 +15,36 @@ public struct AnswerOptions: Hashable, Sendable {
         case jsonPatch = "json-patch"
     }
 
+    /// How a `changes` answer carries each reloaded row and updated section header.
+    public enum Values: String, Hashable, Sendable, CaseIterable {
+        /// The new content, whole.
+        case whole
+        /// What the client merges into the content it holds (``MergeValues``).
+        case merge
+    }
+
     public var format: Format
     /// Whether the batch lists, for each reloaded row and updated section, the names of the
     /// top-level members that changed.
     public var changedMembers: Bool
     /// The most operations a batch may hold; past it the answer is a reload.
     public var maxChanges: Int?
+    /// How a `changes` answer's values carry changed content (the batch format's).
+    public var values: Values
 
-    public init(format: Format = .batch, changedMembers: Bool = false, maxChanges: Int? = nil) {
+    public init(format: Format = .batch, changedMembers: Bool = false, maxChanges: Int? = nil, values: Values = .whole) {
         self.format = format
         self.changedMembers = changedMembers
         self.maxChanges = maxChanges
+        self.values = values
+    }
+
+    /// The options an answer is computed with, once for every client: `maxChanges` left
+    /// out (it is applied to the computed answer).
+    public var computed: AnswerOptions {
+        var computed = self
+        computed.maxChanges = nil
+        return computed
     }
 
     /// Whether `batch` is to be answered as a reload: it holds more than `maxChanges` operations.

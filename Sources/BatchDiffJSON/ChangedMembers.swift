@@ -1,5 +1,3 @@
-import BatchDiff
-
 /// For each content change of a batch, the top-level members that changed
 /// (docs/batch-format.md §6): a client rebinds only those fields.
 public struct ChangedMembers: Sendable, Equatable {
@@ -18,24 +16,9 @@ public struct ChangedMembers: Sendable, Equatable {
     /// The changed members of `batch`, which turns `old` into `new`: collections read from
     /// the JSON texts `oldText` and `newText`, whose items' spans point into them.
     public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
-        switch (batch, old, new) {
-        case (.list(let batch), .list(let oldItems), .list(let newItems)):
-            let reloaded = try batch.values(from: newItems).reloadedRows
-            rows = zip(batch.rows.reloaded, reloaded).map { path, newItem in
-                Self.names(oldText[oldItems[path].span], newText[newItem.span], ignoring: nil)
-            }
-            sections = []
-        case (.sectioned(let batch), .sectioned(let oldSections), .sectioned(let newSections)):
-            let values = try batch.values(from: newSections.flat)
-            rows = zip(batch.rows.reloaded, values.reloadedRows).map { path, newItem in
-                Self.names(oldText[oldSections[path.section].items[path.row].span], newText[newItem.span], ignoring: nil)
-            }
-            sections = try zip(batch.oldIndexesOfUpdatedSections(), values.updatedHeaders).map { oldSection, newHeader in
-                Self.names(oldText[oldSections[oldSection].header.span], newText[newHeader.span], ignoring: "items")
-            }
-        default:
-            throw BatchError("a batch of another shape than its collections")
-        }
+        let changes = try ContentChanges(of: batch, old: old, oldText: oldText, new: new, newText: newText)
+        rows = changes.rows.map { Self.names($0.old, $0.new, ignoring: nil) }
+        sections = changes.sections.map { Self.names($0.old, $0.new, ignoring: "items") }
     }
 
     /// The names of the members that differ between the objects `old` and `new` (JSON

@@ -15,18 +15,9 @@ enum JSONMemberScanner {
     static func scan(_ names: [[UInt8]], in text: ArraySlice<UInt8>, into found: inout [ArraySlice<UInt8>?]) {
         found.removeAll(keepingCapacity: true)
         found.append(contentsOf: repeatElement(nil, count: names.count))
-        var position = skipWhitespace(text, from: text.startIndex)
-        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return }
         var left = names.count
-        position += 1
-        while left > 0 {
-            position = skipWhitespace(text, from: position)
-            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return }
-            let keyEnd = stringEnd(text, from: position)
-            let key = text[(position + 1)..<(keyEnd - 1)]
-            position = skipWhitespace(text, from: keyEnd) + 1  // the colon
-            position = skipWhitespace(text, from: position)
-            let valueEnd = valueEnd(text, from: position)
+        guard left > 0 else { return }
+        forEachMember(in: text) { key, _, value in
             // A name compares as it is written unless it is written with escapes.
             let index = if key.contains(UInt8(ascii: "\\")) {
                 names.firstIndex(of: JSONParser.decodedContent(key))
@@ -34,11 +25,70 @@ enum JSONMemberScanner {
                 names.firstIndex { $0.elementsEqual(key) }
             }
             if let index, found[index] == nil {
-                found[index] = text[position..<valueEnd]
+                found[index] = value
                 left -= 1
             }
+            return left > 0
+        }
+    }
+
+    /// A member of an object, by where it stands in the object's text.
+    struct Member {
+        /// The name as written, between its quotes.
+        var name: Range<Int>
+        /// The name's text, quotes included.
+        var key: Range<Int>
+        var value: Range<Int>
+        /// Whether the name is written with escapes (compare it decoded).
+        var isEscaped: Bool
+    }
+
+    /// Every member of the object whose text is `text`, in order; `nil` when the text is not
+    /// an object.
+    static func members(of text: ArraySlice<UInt8>) -> [Member]? {
+        var members: [Member] = []
+        let isObject = forEachMember(in: text) { name, key, value in
+            members.append(Member(
+                name: name.startIndex..<name.endIndex, key: key.startIndex..<key.endIndex, value: value.startIndex..<value.endIndex,
+                isEscaped: name.contains(UInt8(ascii: "\\"))
+            ))
+            return true
+        }
+        return isObject ? members : nil
+    }
+
+    /// Whether member `a` of the object text `aText` and member `b` of `bText` have one name.
+    static func sameName(_ a: Member, in aText: ArraySlice<UInt8>, _ b: Member, in bText: ArraySlice<UInt8>) -> Bool {
+        guard a.isEscaped || b.isEscaped else { return aText[a.name].elementsEqual(bText[b.name]) }
+        return name(a, in: aText).elementsEqual(name(b, in: bText))
+    }
+
+    /// Member `member`'s name, decoded.
+    static func name(_ member: Member, in text: ArraySlice<UInt8>) -> [UInt8] {
+        member.isEscaped ? JSONParser.decodedContent(text[member.name]) : Array(text[member.name])
+    }
+
+    /// Calls `body` with each member of the object whose text is `text`: its name as written
+    /// (between its quotes), its name's text with the quotes, and its value's text, in order,
+    /// until `body` returns false. False when the text is not an object.
+    @discardableResult
+    private static func forEachMember(
+        in text: ArraySlice<UInt8>, _ body: (_ name: ArraySlice<UInt8>, _ key: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Bool
+    ) -> Bool {
+        var position = skipWhitespace(text, from: text.startIndex)
+        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return false }
+        position += 1
+        while true {
+            position = skipWhitespace(text, from: position)
+            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return true }
+            let keyEnd = stringEnd(text, from: position)
+            let key = text[position..<keyEnd]
+            position = skipWhitespace(text, from: keyEnd) + 1  // the colon
+            position = skipWhitespace(text, from: position)
+            let valueEnd = valueEnd(text, from: position)
+            guard body(key.dropFirst().dropLast(), key, text[position..<valueEnd]) else { return true }
             position = skipWhitespace(text, from: valueEnd)
-            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return }
+            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return true }
             position += 1
         }
     }

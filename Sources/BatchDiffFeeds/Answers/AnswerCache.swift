@@ -21,21 +21,22 @@ final class AnswerCache: Sendable {
     enum Asked: Hashable {
         /// The latest document, `{"feed","version","data"}`.
         case document
-        /// The changes from `since`, in `format`, with `changedMembers` or not.
-        case changes(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
+        /// The changes from `since`, as `options` ask for them (``AnswerOptions/computed``:
+        /// `maxChanges` aside).
+        case changes(since: Int, AnswerOptions)
         /// A page of the latest collection.
         case page(PageStart, limit: Int)
         /// The changes of a window from `since`, answered as from `from` (the client's version,
-        /// its window the same at `since`), in `format`, with `changedMembers` or not.
-        case window(since: Int, from: Int, FeedWindow, format: AnswerOptions.Format, changedMembers: Bool)
+        /// its window the same at `since`), as `options` ask for them (`maxChanges` aside).
+        case window(since: Int, from: Int, FeedWindow, AnswerOptions)
         /// A range's changes from `since` (to the question's `latest`), always the differ's:
         /// never an answer a write kept (a patch's batch may differ from the differ's), so the
         /// same range is the same bytes wherever and whenever it is asked.
-        case range(since: Int, format: AnswerOptions.Format, changedMembers: Bool)
+        case range(since: Int, AnswerOptions)
 
         /// The changes from `since` as `options` ask for them, `maxChanges` aside.
         static func changes(since: Int, options: AnswerOptions) -> Asked {
-            .changes(since: since, format: options.format, changedMembers: options.changedMembers)
+            .changes(since: since, options.computed)
         }
     }
 

@@ -73,22 +73,25 @@ enum FeedAnswers {
     /// `maxChanges` the batch passes get instead.
     static func computed(
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, full: [UInt8], mediaType: AnswerMediaType = .json,
-        changedMembers: ChangedMembers? = nil
+        changedMembers: ChangedMembers? = nil, merge: MergeValues? = nil
     ) -> ComputedAnswer {
         let counts = BatchCounts(batch)
-        return ComputedAnswer(full: full, mediaType: mediaType, operationCount: batch.operationCount, batch: batch, changedMembers: changedMembers) {
+        return ComputedAnswer(
+            full: full, mediaType: mediaType, operationCount: batch.operationCount, batch: batch, changedMembers: changedMembers, merge: merge
+        ) {
             reload(feed: feed, from: from, latest: latest, counts: counts)
         }
     }
 
     /// The answer to `changes?since=`: `{"feed","from","to", ...batch, "values"}`, where
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
-    /// version `from`, aligned one-to-one with the batch's index lists. In the steps format,
-    /// `{"feed","from","to","steps","counts"}`, insert and change steps carrying their new
-    /// elements. (`maxChanges` is applied after: ``reload(feed:from:latest:counts:)``.)
+    /// version `from`, aligned one-to-one with the batch's index lists; with `merge`, each
+    /// reloaded row and updated header as the client merges it (``MergeValues``). In the
+    /// steps format, `{"feed","from","to","steps","counts"}`, insert and change steps carrying
+    /// their new elements. (`maxChanges` is applied after: ``reload(feed:from:latest:counts:)``.)
     static func changes(
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, format: AnswerOptions.Format = .batch,
-        changedMembers: ChangedMembers? = nil
+        changedMembers: ChangedMembers? = nil, merge: MergeValues? = nil
     ) throws(FeedError) -> [UInt8] {
         var output = JSONOutput(capacity: 1024)
         do {
@@ -98,7 +101,9 @@ enum FeedAnswers {
                     let elements = FlatElements(latest)
                     try output.stepsMembers(batch, values: { output, position in try elements.write(position, into: &output) }, changedMembers: changedMembers)
                 } else {
-                    try batchMembers(batch, values: try values(of: batch, from: latest), changedMembers: changedMembers, into: &output)
+                    var values = try values(of: batch, from: latest)
+                    values.merge = merge
+                    try batchMembers(batch, values: values, changedMembers: changedMembers, into: &output)
                 }
             }
         } catch {
@@ -260,7 +265,11 @@ enum FeedAnswers {
                 output.key("inserted")
                 output.array(values.insertedRows) { output, text in output.value(text: text) }
                 output.key("reloaded")
-                output.array(values.reloadedRows) { output, text in output.value(text: text) }
+                if let merge = values.merge {
+                    output.array(merge.rows) { output, entry in output.value(text: entry) }
+                } else {
+                    output.array(values.reloadedRows) { output, text in output.value(text: text) }
+                }
             }
             guard case .sectioned = batch else { return }
             output.key("sections")
@@ -268,7 +277,11 @@ enum FeedAnswers {
                 output.key("inserted")
                 output.array(values.insertedSections) { output, text in output.value(text: text) }
                 output.key("updated")
-                try output.array(values.updatedSections) { output, text in try output.header(text) }
+                if let merge = values.merge {
+                    output.array(merge.sections) { output, entry in output.value(text: entry) }
+                } else {
+                    try output.array(values.updatedSections) { output, text in try output.header(text) }
+                }
             }
         }
     }
@@ -296,12 +309,14 @@ enum FeedAnswers {
 /// The texts of a `changes` answer's `values` (docs/batch-format.md §6), in the batch's
 /// order: rows inserted and reloaded, and for a sectioned batch each inserted section's
 /// whole text and each updated section's text, whose header (the text without `items`) the
-/// answer carries.
+/// answer carries; with `merge` (`values=merge`), the entries written for the reloaded rows
+/// and updated headers in their place.
 struct ValueTexts: Sendable {
     var insertedRows: [ArraySlice<UInt8>] = []
     var reloadedRows: [ArraySlice<UInt8>] = []
     var insertedSections: [ArraySlice<UInt8>] = []
     var updatedSections: [ArraySlice<UInt8>] = []
+    var merge: MergeValues?
 }
 
 /// The elements of a snapshot's flat list, as an adapter shows it (docs/batch-format.md

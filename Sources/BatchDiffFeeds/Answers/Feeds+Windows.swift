@@ -54,17 +54,19 @@ extension Feeds {
     /// The window's batch is seen through the whole collection's batch kept with the write
     /// (for clients one version behind), else through the batches the store keeps with the
     /// versions since (``SeenWindow``), else through the whole collection's diff, computed
-    /// once for every window of the version; with `changedMembers`, through the whole answer
-    /// asked with them (they need each reloaded row's old text).
+    /// once for every window of the version; with `changedMembers` or `values=merge`, through
+    /// the whole answer asked with them (they need each reloaded row's old text).
     private func windowChanges(
         of id: FeedID, since: Int, answering: (from: Int, oldTotal: Int)?, latest found: StoredSnapshot, window: FeedWindow, options: AnswerOptions
     ) async throws(FeedError) -> ComputedAnswer {
         let latest = found.snapshot
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
-        let (format, withMembers) = (options.format, options.changedMembers)
+        let format = options.format
+        // What the whole collection's answer is asked with, for what a window's reloads carry
+        // beyond their texts.
+        let beyondTexts = AnswerOptions(changedMembers: options.changedMembers, values: options.values)
         let question = AnswerCache.Question(
-            feed: id, latest: latest.version,
-            asked: .window(since: since, from: answering?.from ?? since, window, format: format, changedMembers: withMembers)
+            feed: id, latest: latest.version, asked: .window(since: since, from: answering?.from ?? since, window, options.computed)
         )
         return counted(try await answers.answer(question) { [self] () async throws(FeedError) -> ComputedAnswer in
             // Where the window starts in the latest: at its offset, or just after its anchor.
@@ -76,18 +78,18 @@ extension Feeds {
             let placed = FeedWindow(offset: start, limit: window.limit)
             // From version 0 (all inserts) and from the latest (none), no batch.
             let changes = since == 0 || since == latest.version
-                ? nil : try await seenWindow(window, from: start, of: id, since: since, latest: found, withMembers: withMembers)
+                ? nil : try await seenWindow(window, from: start, of: id, since: since, latest: found, beyondTexts: beyondTexts)
             var content = try await windowContent(changes?.seen, of: found, id: id, since: since, window: placed)
             if content == nil {
                 // Kept batches that do not lead to the latest rows (a damaged store): seen
                 // through the whole diff after all.
                 metrics.windowBatches[.whole]?.increment()
-                let whole = try await self.changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers))
+                let whole = try await self.changes(of: id, since: since, latest: found, options: beyondTexts)
                 let oldStart = try await self.oldStart(of: window, start: start, id: id, since: since, through: whole.batch.map { [$0] } ?? [])
                 content = try await windowContent(try await Self.seen(from: oldStart, to: placed, through: whole), of: found, id: id, since: since, window: placed)
             }
             guard var content else { throw .internalFailure("feed \(id): the whole batch does not lead to the latest rows") }
-            if withMembers { content.takeChangedMembers(from: changes?.whole, oldOffset: changes?.oldStart ?? start, newOffset: start) }
+            content.take(beyondTexts, from: changes?.whole, oldOffset: changes?.oldStart ?? start, newOffset: start)
             if let answering { content.total.old = answering.oldTotal }
             let written = content
             return try await Workers.run { () throws(FeedError) in
@@ -99,15 +101,17 @@ extension Feeds {
     /// `window`, which starts at `start` in `found` (feed `id`'s latest), seen through the
     /// whole collection's batch from `since`: the one kept with the write, else the batches
     /// the store keeps with the versions between (unless they outweigh the collection's text,
-    /// or do not read back), else the whole answer (with `withMembers`, asked with them, and
-    /// returned for them); and where the window started in version `since`.
+    /// or do not read back), else the whole answer (asked with `beyondTexts` when they ask for
+    /// changed members or merge entries, and returned for them); and where the window started
+    /// in version `since`.
     private func seenWindow(
-        _ window: FeedWindow, from start: Int, of id: FeedID, since: Int, latest found: StoredSnapshot, withMembers: Bool
+        _ window: FeedWindow, from start: Int, of id: FeedID, since: Int, latest found: StoredSnapshot, beyondTexts: AnswerOptions
     ) async throws(FeedError) -> (seen: SeenWindow?, whole: ComputedAnswer?, oldStart: Int) {
         let latest = found.snapshot
         let placed = FeedWindow(offset: start, limit: window.limit)
-        let kept = withMembers ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
-        if kept == nil, !withMembers, let stored = try await store.batches(of: id, after: since, through: latest.version),
+        let throughWhole = beyondTexts != AnswerOptions()
+        let kept = throughWhole ? nil : answers.kept(AnswerCache.Question(feed: id, latest: latest.version, asked: .changes(since: since, options: AnswerOptions())))
+        if kept == nil, !throughWhole, let stored = try await store.batches(of: id, after: since, through: latest.version),
            stored.reduce(0, { $0 + $1.count }) <= latest.textCount,
            let batches = try? await Workers.run({ () throws(FeedError) in try stored.map(JSONBatch.init(stored:)) }) {
             let oldStart = try await oldStart(of: window, start: start, id: id, since: since, through: batches)
@@ -117,7 +121,7 @@ extension Feeds {
             }
         }
         metrics.windowBatches[kept != nil ? .kept : .whole]?.increment()
-        let whole = if let kept { kept } else { try await changes(of: id, since: since, latest: found, options: AnswerOptions(changedMembers: withMembers)) }
+        let whole = if let kept { kept } else { try await changes(of: id, since: since, latest: found, options: beyondTexts) }
         let oldStart = try await oldStart(of: window, start: start, id: id, since: since, through: whole.batch.map { [$0] } ?? [])
         return (try await Self.seen(from: oldStart, to: placed, through: whole), whole, oldStart)
     }

@@ -72,6 +72,9 @@ final class ComputedAnswer: Sendable {
     /// The batch's changed members, when the answer was asked with them (a window's are
     /// taken from them).
     let changedMembers: ChangedMembers?
+    /// The batch's merge entries, when the answer was asked with `values=merge` (a window's
+    /// are taken from them).
+    let merge: MergeValues?
     /// A window's answer: the whole collection's rows (sections), old and new.
     let total: (old: Int, new: Int)?
     /// What writes the reload answer (the latest collection whole); `nil` for a document.
@@ -91,18 +94,20 @@ final class ComputedAnswer: Sendable {
     /// `batch`, kept with it, when it is the whole collection's.
     init(
         full: [UInt8], mediaType: AnswerMediaType = .json, operationCount: Int, batch: JSONBatch? = nil, changedMembers: ChangedMembers? = nil,
-        total: (old: Int, new: Int)? = nil, holding heldBytes: Int = 0, makeReload: (@Sendable () -> [UInt8])?
+        merge: MergeValues? = nil, total: (old: Int, new: Int)? = nil, holding heldBytes: Int = 0, makeReload: (@Sendable () -> [UInt8])?
     ) {
         let held = Self.trimmed(full)
         self.full = SharedAnswer(held, mediaType: mediaType)
         self.operationCount = operationCount
         self.batch = batch
         self.changedMembers = changedMembers
+        self.merge = merge
         self.total = total
         self.makeReload = makeReload
         // A batch holds about two integers an operation; `heldBytes` are what the reload is
         // written from.
-        byteCount = held.capacity + (batch?.operationCount ?? 0) * 16 + heldBytes
+        let mergeBytes = merge.map { $0.rows.reduce(0) { $0 + $1.count } + $0.sections.reduce(0) { $0 + $1.count } } ?? 0
+        byteCount = held.capacity + (batch?.operationCount ?? 0) * 16 + heldBytes + mergeBytes
     }
 
     /// `text` in a buffer of its length when the one it was written into has much more room

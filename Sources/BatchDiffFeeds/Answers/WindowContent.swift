@@ -6,7 +6,7 @@ import BatchDiffJSON
 /// latest collection's rows as patches keep them, in time proportional to the window.
 struct WindowContent: Sendable {
     let batch: JSONBatch
-    let values: ValueTexts
+    private(set) var values: ValueTexts
     /// The new window as a reload's `data`: the rows' array, or the collection with only the
     /// window's sections.
     let data: [UInt8]
@@ -20,28 +20,46 @@ struct WindowContent: Sendable {
     /// The changed members of the window's reloaded rows and updated headers, when asked for.
     private(set) var changedMembers: ChangedMembers?
 
-    /// Takes the changed members of the window's reloaded rows and updated headers from
-    /// `whole`, the whole collection's answer asked with them (`nil` from version 0 or from
-    /// the latest, where nothing is reloaded), the window's first element at `oldOffset` in
-    /// the older version, at `newOffset` in the latest.
-    mutating func takeChangedMembers(from whole: ComputedAnswer?, oldOffset: Int, newOffset: Int) {
-        guard let whole, let batch = whole.batch, let members = whole.changedMembers else {
-            changedMembers = ChangedMembers(rows: [], sections: [])
-            return
+    /// Takes what the window's reloaded rows and updated headers carry beyond their texts,
+    /// as `options` ask: their changed members, their merge entries (in ``values``). Both
+    /// come from `whole`, the whole collection's answer asked with them (`nil` from version 0
+    /// or from the latest, where nothing is reloaded), the window's first element at
+    /// `oldOffset` in the older version, at `newOffset` in the latest.
+    mutating func take(_ options: AnswerOptions, from whole: ComputedAnswer?, oldOffset: Int, newOffset: Int) {
+        if options.changedMembers {
+            let (rows, sections) = aligned(whole?.changedMembers.map { ($0.rows, $0.sections) }, from: whole?.batch, oldOffset: oldOffset, newOffset: newOffset)
+            changedMembers = ChangedMembers(rows: rows.map { $0 ?? nil }, sections: sections.map { $0 ?? nil })
         }
-        switch (batch, self.batch) {
-        case (.list(let batch), .list(let window)):
-            let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
-            changedMembers = ChangedMembers(rows: window.rows.reloaded.map { byRow[$0 + oldOffset] ?? nil }, sections: [])
-        case (.sectioned(let batch), .sectioned(let window)):
-            let byRow = Dictionary(uniqueKeysWithValues: zip(batch.rows.reloaded, members.rows))
-            let bySection = Dictionary(uniqueKeysWithValues: zip(batch.sections.updated, members.sections))
-            changedMembers = ChangedMembers(
-                rows: window.rows.reloaded.map { byRow[RowPath(section: $0.section + oldOffset, row: $0.row)] ?? nil },
-                sections: window.sections.updated.map { bySection[$0 + newOffset] ?? nil }
+        if options.values == .merge {
+            let (rows, sections) = aligned(whole?.merge.map { ($0.rows, $0.sections) }, from: whole?.batch, oldOffset: oldOffset, newOffset: newOffset)
+            // Every row the window reloads, the whole collection's batch reloads: an entry
+            // missing there would still be answered, whole.
+            values.merge = MergeValues(
+                rows: rows.enumerated().map { index, entry in entry ?? MergeValues.item(values.reloadedRows[index]) },
+                sections: sections.enumerated().map { index, entry in entry ?? MergeValues.item(values.updatedSections[index], ignoring: "items") }
+            )
+        }
+    }
+
+    /// `entries`, aligned with the reloaded rows and updated sections of `whole`'s batch,
+    /// aligned with the window's instead (`nil` where the whole batch has none).
+    private func aligned<Entry>(
+        _ entries: (rows: [Entry], sections: [Entry])?, from whole: JSONBatch?, oldOffset: Int, newOffset: Int
+    ) -> (rows: [Entry?], sections: [Entry?]) {
+        guard let entries, let whole else { return ([], []) }
+        switch (whole, batch) {
+        case (.list(let whole), .list(let window)):
+            let byRow = Dictionary(uniqueKeysWithValues: zip(whole.rows.reloaded, entries.rows))
+            return (window.rows.reloaded.map { byRow[$0 + oldOffset] }, [])
+        case (.sectioned(let whole), .sectioned(let window)):
+            let byRow = Dictionary(uniqueKeysWithValues: zip(whole.rows.reloaded, entries.rows))
+            let bySection = Dictionary(uniqueKeysWithValues: zip(whole.sections.updated, entries.sections))
+            return (
+                window.rows.reloaded.map { byRow[RowPath(section: $0.section + oldOffset, row: $0.row)] },
+                window.sections.updated.map { bySection[$0 + newOffset] }
             )
         default:
-            changedMembers = ChangedMembers(rows: [], sections: [])
+            return ([], [])
         }
     }
 

@@ -31,26 +31,27 @@ extension Feeds {
         // Newer than the latest: a version of an earlier series (docs/feeds.md §2).
         guard since <= latest.version else { throw .versionGone(id, since: since, latest: latest.version) }
         let asked: AnswerCache.Asked = isRange
-            ? .range(since: since, format: options.format, changedMembers: options.changedMembers) : .changes(since: since, options: options)
+            ? .range(since: since, options.computed) : .changes(since: since, options: options)
         let question = AnswerCache.Question(feed: id, latest: latest.version, asked: asked)
         // Computed as the question asks, `maxChanges` aside: the answer serves every client
         // of the question, whatever `maxChanges` each sends (the first one's must not leave
         // out the changed members the others get).
-        let computed = AnswerOptions(format: options.format, changedMembers: options.changedMembers)
+        let computed = options.computed
         return counted(try await answers.answer(question) { [store] () async throws(FeedError) -> ComputedAnswer in
-            let withText = options.changedMembers || options.format == .jsonPatch
+            let withText = options.changedMembers || options.format == .jsonPatch || options.values == .merge
             let old = try await Self.version(since, of: id, latest: latest, withText: withText, in: store)
             return try await Workers.run { () throws(FeedError) in
                 let batch = try Self.batch(from: old.collection, to: latest.collection)
                 let members = options.format == .jsonPatch ? nil : try Self.changedMembers(of: batch, from: old, to: latest, options: computed)
+                let merge = options.values == .merge ? try Self.mergeValues(of: batch, from: old, to: latest) : nil
                 let full = options.format == .jsonPatch
                     ? try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
                     : try FeedAnswers.changes(
-                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members
+                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members, merge: merge
                     )
                 return FeedAnswers.computed(
                     feed: id.name, from: since, latest: latest, batch: batch, full: full,
-                    mediaType: options.format == .jsonPatch ? .jsonPatch : .json, changedMembers: members
+                    mediaType: options.format == .jsonPatch ? .jsonPatch : .json, changedMembers: members, merge: merge
                 )
             }
         })

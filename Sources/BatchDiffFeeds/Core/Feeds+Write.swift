@@ -186,6 +186,16 @@ extension Feeds {
         }
     }
 
+    /// What a client holding `old` merges into each row and header `batch` reloads or
+    /// updates to make `new` (`values=merge`).
+    static func mergeValues(of batch: JSONBatch, from old: (collection: JSONCollection, text: [UInt8]), to new: Snapshot) throws(FeedError) -> MergeValues {
+        do {
+            return try MergeValues(of: batch, old: old.collection, oldText: old.text, new: new.collection, newText: new.bytes)
+        } catch {
+            throw .internalFailure("the merge values of a batch: \(error)")
+        }
+    }
+
     static func batch(from old: JSONCollection, to new: JSONCollection) throws(FeedError) -> JSONBatch {
         do {
             return try JSONBatch(from: old, to: new, options: DiffOptions())

@@ -1,0 +1,57 @@
+/// For each content change of a batch, what a client holding the old content merges into it
+/// (docs/batch-format.md §6, `values=merge`): `{"merge": P}`, P the RFC 7396 merge patch
+/// from the old content to the new (``JSONMergePatch/patch(from:to:ignoring:)``), or
+/// `{"item": I}`, the new content whole, where no merge patch says it (either content is not
+/// an object, or a member's new value is `null`).
+public struct MergeValues: Sendable, Equatable {
+    /// Aligned with `rows.reloaded`: each entry's JSON text.
+    public var rows: [[UInt8]]
+    /// Aligned with `sections.updated`: each entry's JSON text, of the header (the section
+    /// without `items`).
+    public var sections: [[UInt8]]
+
+    /// Entries given as they are, aligned with a batch's lists.
+    public init(rows: [[UInt8]], sections: [[UInt8]]) {
+        self.rows = rows
+        self.sections = sections
+    }
+
+    /// The entries of `batch`, which turns `old` into `new`: collections read from the JSON
+    /// texts `oldText` and `newText`, whose items' spans point into them.
+    public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
+        let changes = try ContentChanges(of: batch, old: old, oldText: oldText, new: new, newText: newText)
+        rows = changes.rows.map { Self.entry(from: $0.old, to: $0.new, ignoring: nil) }
+        sections = changes.sections.map { Self.entry(from: $0.old, to: $0.new, ignoring: "items") }
+    }
+
+    /// The entry that turns the JSON text `old` into `new` (each without its first member
+    /// named `ignoring`).
+    static func entry(from old: ArraySlice<UInt8>, to new: ArraySlice<UInt8>, ignoring: String?) -> [UInt8] {
+        guard let patch = JSONMergePatch.patch(from: old, to: new, ignoring: ignoring) else { return item(new, ignoring: ignoring) }
+        var output = JSONOutput(capacity: patch.count + 12)
+        output.object { output in
+            output.key("merge")
+            output.value(text: patch)
+        }
+        return output.bytes
+    }
+
+    /// The entry that carries the JSON text `new` whole, `{"item": ...}`, without its first
+    /// member named `ignoring` when it is an object.
+    public static func item(_ new: ArraySlice<UInt8>, ignoring: String? = nil) -> [UInt8] {
+        var output = JSONOutput(capacity: new.count + 12)
+        output.object { output in
+            output.key("item")
+            guard let ignoring, var members = JSONMemberScanner.members(of: new) else { return output.value(text: new) }
+            let name = Array(ignoring.utf8)
+            if let first = members.firstIndex(where: { JSONMemberScanner.name($0, in: new) == name }) { members.remove(at: first) }
+            output.object { output in
+                for member in members {
+                    output.key(text: new[member.key])
+                    output.value(text: new[member.value])
+                }
+            }
+        }
+        return output.bytes
+    }
+}
