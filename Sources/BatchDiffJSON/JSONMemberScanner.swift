@@ -46,15 +46,21 @@ enum JSONMemberScanner {
     /// Every member of the object whose text is `text`, in order; `nil` when the text is not
     /// an object.
     static func members(of text: ArraySlice<UInt8>) -> [Member]? {
-        var members: [Member] = []
-        let isObject = forEachMember(in: text) { name, key, value in
+        var found: [Member] = []
+        return members(of: text, into: &found) ? found : nil
+    }
+
+    /// ``members(of:)`` written into `members` (its room kept from one object to the next);
+    /// false when the text is not an object.
+    static func members(of text: ArraySlice<UInt8>, into members: inout [Member]) -> Bool {
+        members.removeAll(keepingCapacity: true)
+        return forEachMember(in: text) { name, key, value in
             members.append(Member(
                 name: name.startIndex..<name.endIndex, key: key.startIndex..<key.endIndex, value: value.startIndex..<value.endIndex,
                 isEscaped: name.contains(UInt8(ascii: "\\"))
             ))
             return true
         }
-        return isObject ? members : nil
     }
 
     /// Whether member `a` of the object text `aText` and member `b` of `bText` have one name.

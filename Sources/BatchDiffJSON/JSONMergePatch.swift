@@ -50,15 +50,30 @@ public enum JSONMergePatch {
     /// name each member once, as every text a feed keeps is (a body naming one twice is a
     /// 400 `duplicate_member`).
     public static func patch(from old: ArraySlice<UInt8>, to new: ArraySlice<UInt8>, ignoring: String? = nil) -> [UInt8]? {
-        guard var before = JSONMemberScanner.members(of: old), var after = JSONMemberScanner.members(of: new) else { return nil }
+        var output = JSONOutput(capacity: 64)
+        var scratch = Scratch()
+        return write(from: old, to: new, ignoring: ignoring, scratch: &scratch, into: &output) ? output.bytes : nil
+    }
+
+    /// The members of the two objects a patch is made from, their room kept from one pair to
+    /// the next.
+    struct Scratch {
+        var old: [JSONMemberScanner.Member] = []
+        var new: [JSONMemberScanner.Member] = []
+    }
+
+    /// Writes ``patch(from:to:ignoring:)`` into `output`; false (and what was written left
+    /// unfinished) when no merge patch says it.
+    static func write(
+        from old: ArraySlice<UInt8>, to new: ArraySlice<UInt8>, ignoring: String?, scratch: inout Scratch, into output: inout JSONOutput
+    ) -> Bool {
+        guard JSONMemberScanner.members(of: old, into: &scratch.old), JSONMemberScanner.members(of: new, into: &scratch.new) else { return false }
         if let ignoring {
             let name = Array(ignoring.utf8)
-            if let first = before.firstIndex(where: { JSONMemberScanner.name($0, in: old) == name }) { before.remove(at: first) }
-            if let first = after.firstIndex(where: { JSONMemberScanner.name($0, in: new) == name }) { after.remove(at: first) }
+            if let first = scratch.old.firstIndex(where: { JSONMemberScanner.name($0, in: old) == name }) { scratch.old.remove(at: first) }
+            if let first = scratch.new.firstIndex(where: { JSONMemberScanner.name($0, in: new) == name }) { scratch.new.remove(at: first) }
         }
-        var output = JSONOutput(capacity: 64)
-        guard writeChanges(from: (old, before), to: (new, after), into: &output) else { return nil }
-        return output.bytes
+        return writeChanges(from: (old, scratch.old), to: (new, scratch.new), into: &output)
     }
 
     /// An object's text and its members.

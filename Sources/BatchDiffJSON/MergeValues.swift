@@ -20,20 +20,21 @@ public struct MergeValues: Sendable, Equatable {
     /// texts `oldText` and `newText`, whose items' spans point into them.
     public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
         let changes = try ContentChanges(of: batch, old: old, oldText: oldText, new: new, newText: newText)
-        rows = changes.rows.map { Self.entry(from: $0.old, to: $0.new, ignoring: nil) }
-        sections = changes.sections.map { Self.entry(from: $0.old, to: $0.new, ignoring: "items") }
+        var scratch = JSONMergePatch.Scratch()
+        rows = changes.rows.map { Self.entry(from: $0.old, to: $0.new, ignoring: nil, scratch: &scratch) }
+        sections = changes.sections.map { Self.entry(from: $0.old, to: $0.new, ignoring: "items", scratch: &scratch) }
     }
 
     /// The entry that turns the JSON text `old` into `new` (each without its first member
-    /// named `ignoring`).
-    static func entry(from old: ArraySlice<UInt8>, to new: ArraySlice<UInt8>, ignoring: String?) -> [UInt8] {
-        guard let patch = JSONMergePatch.patch(from: old, to: new, ignoring: ignoring) else { return item(new, ignoring: ignoring) }
-        var output = JSONOutput(capacity: patch.count + 12)
+    /// named `ignoring`), written once: the patch in place, else the item.
+    static func entry(from old: ArraySlice<UInt8>, to new: ArraySlice<UInt8>, ignoring: String?, scratch: inout JSONMergePatch.Scratch) -> [UInt8] {
+        var output = JSONOutput(capacity: 48)
+        var sayable = false
         output.object { output in
             output.key("merge")
-            output.value(text: patch)
+            sayable = JSONMergePatch.write(from: old, to: new, ignoring: ignoring, scratch: &scratch, into: &output)
         }
-        return output.bytes
+        return sayable ? output.bytes : item(new, ignoring: ignoring)
     }
 
     /// The entry that carries the JSON text `new` whole, `{"item": ...}`, without its first
