@@ -12,21 +12,18 @@ extension PostgresSource {
         let shapes = try Self.readShapes(at: settings.shapesPath)
         let resolved: Result<[ServedShape], ShapeError>
         do throws(PostgresError) {
-            resolved = try await connections.run { [settings, logger] _, query throws(PostgresError) in
-                let result = Result { () throws(ShapeError) -> [ServedShape] in
-                    try shapes.enumerated().map { index, shape throws(ShapeError) in
-                        try ServedShape.resolve(shape, index: index, on: query, deadline: ContinuousClock.now + .seconds(5))
-                    }
-                }
-                if case .success(let served) = result {
-                    try Self.publish(served, settings: settings, logger: logger, on: query, deadline: ContinuousClock.now + .seconds(10))
-                }
-                return result
-            }
+            resolved = try await resolve(shapes)
         } catch {
-            throw ShapeError("cannot reach the source database to check the shapes: \(ConninfoRedaction.redacted(error.description, of: settings.conninfo))")
+            throw unreachable(error)
         }
         let served = try resolved.get()
+        do throws(PostgresError) {
+            try await connections.run { [settings, logger] _, query throws(PostgresError) in
+                try Self.publish(served, settings: settings, logger: logger, on: query, deadline: ContinuousClock.now + .seconds(10))
+            }
+        } catch {
+            throw unreachable(error)
+        }
         await withCheckedContinuation { offerShapes(served, answer: $0) }
         return served.count
     }

@@ -57,26 +57,33 @@ package final class PostgresSource: FeedSource {
     package func start(feeds: Feeds) async throws(ShapeError) {
         let deadline = ContinuousClock.now + .seconds(10)
         var resolved: Result<[ServedShape], ShapeError>?
-        var lastError = ""
         while resolved == nil {
             do throws(PostgresError) {
-                resolved = try await connections.run { [shapes] _, query throws(PostgresError) in
-                    Result { () throws(ShapeError) -> [ServedShape] in
-                        try shapes.enumerated().map { index, shape throws(ShapeError) in
-                            try ServedShape.resolve(shape, index: index, on: query, deadline: ContinuousClock.now + .seconds(5))
-                        }
-                    }
-                }
+                resolved = try await resolve(shapes)
             } catch {
-                lastError = "\(error)"
-                guard ContinuousClock.now < deadline else {
-                    throw ShapeError("cannot reach the source database to check the shapes: \(ConninfoRedaction.redacted(lastError, of: settings.conninfo))")
-                }
+                guard ContinuousClock.now < deadline else { throw unreachable(error) }
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
         let state = SourceState(shapes: try resolved!.get())
         Task { await self.follow(from: state, into: feeds) }
+    }
+
+    /// `shapes` checked against the database's catalog: the shapes as served, or a sentence
+    /// naming one that cannot be; throws when the database cannot be asked.
+    func resolve(_ shapes: [Shape]) async throws(PostgresError) -> Result<[ServedShape], ShapeError> {
+        try await connections.run { _, query throws(PostgresError) in
+            Result { () throws(ShapeError) -> [ServedShape] in
+                try shapes.enumerated().map { index, shape throws(ShapeError) in
+                    try ServedShape.resolve(shape, index: index, on: query, deadline: ContinuousClock.now + .seconds(5))
+                }
+            }
+        }
+    }
+
+    /// Why the shapes could not be checked: the database out of reach (its address redacted).
+    func unreachable(_ error: PostgresError) -> ShapeError {
+        ShapeError("cannot reach the source database to check the shapes: \(ConninfoRedaction.redacted(error.description, of: settings.conninfo))")
     }
 
     package func claims(_ id: FeedID) -> Bool {
