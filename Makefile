@@ -21,9 +21,10 @@ deps:
 	@$(call apt_install,libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config)
 
 # What the tests need beyond running: a PostgreSQL the tests start clusters of, nginx in
-# front of two servers, headless Chromium for the playground. Kept out of `make run`.
+# front of two servers, headless Chromium for the playground, Node for the JavaScript
+# client's tests. Kept out of `make run`.
 deps-test: deps
-	@$(call apt_install,postgresql nginx chromium gettext-base)
+	@$(call apt_install,postgresql nginx chromium gettext-base nodejs)
 
 deps-loadtest: deps
 	@$(call apt_install,wrk)
@@ -51,6 +52,7 @@ test: deps-test build
 	swift test
 	scripts/api-check.sh
 	scripts/package-check.sh
+	BATCHDIFF=.build/debug/batchdiff node --test clients/js/test/*.test.js
 	scripts/playground-check.py .build/debug/batchdiff
 	scripts/readme-check.py .build/debug/batchdiff
 	SOAK_SECONDS=10 scripts/soak.py .build/debug/batchdiff

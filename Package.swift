@@ -106,8 +106,9 @@ let package = Package(
                 serverPackage("Metrics", "swift-metrics"),
                 serverPackage("Prometheus", "swift-prometheus"),
             ],
-            // The playground page is compiled into the binary: the Docker image holds nothing else.
-            resources: [.embedInCode("Playground/playground.html")]
+            // The playground page and the JavaScript client it runs on (clients/js/batchdiff.js,
+            // linked here) are compiled into the binary: the Docker image holds nothing else.
+            resources: [.embedInCode("Playground/playground.html"), .embedInCode("Playground/batchdiff.js")]
         ),
         .executableTarget(
             name: "batchdiff",

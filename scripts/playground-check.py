@@ -10,8 +10,9 @@ package), and checks:
      server's answers to POST /diff of its two collections (asked here, apart from the page);
      so are the leaderboard example's (examples/leaderboard.json), asked with its orderBy,
      and its table ends in that order;
-  3. the live tab follows a feed over server-sent events: a PUT made here shows in the
-     page's list.
+  3. the live tab follows a feed with the JavaScript client (/batchdiff.js, long polls with
+     merge values): PUTs made here show in the page's list, a changed row as a merge patch.
+  4. README.md's browser page, served from another origin, follows a feed through CORS.
 With PLAYGROUND_SCREENSHOT=<file.png> it saves a screenshot of the diff tab (README).
 
 Usage: scripts/playground-check.py <batchdiff binary>
@@ -34,9 +35,9 @@ def fail(message):
     sys.exit(1)
 
 
-def start_server(binary):
+def start_server(binary, flags):
     log = tempfile.NamedTemporaryFile(prefix="playground-server-", suffix=".log", delete=False)
-    server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--event-heartbeat", "2"],
+    server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--event-heartbeat", "2", *flags],
                               stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + TIMEOUT
     while time.time() < deadline:
@@ -134,10 +135,62 @@ class Browser:
         self.process.wait()
 
 
+def readme_page():
+    """The ```html block of README.md after `<!-- playground-check: the browser page -->`."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")) as readme:
+        found = re.search(r"<!-- playground-check: the browser page -->\n```html\n(.*?)\n```", readme.read(), re.S)
+    if not found:
+        fail("README.md has no browser page after its playground-check marker")
+    return found.group(1)
+
+
+class PageServer:
+    """Serves README.md's page as /team.html from another origin (a port of its own), as a
+    web app's own server would; the page's server URL is set to the one under test."""
+
+    def __init__(self, page):
+        import http.server
+        import threading
+        self.page = page
+        check = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = check.page.encode()
+                self.send_response(200 if self.path == "/team.html" else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def follow(self, server_origin):
+        """Points the page at the server under test (it names http://localhost:8080)."""
+        self.page = self.page.replace("http://localhost:8080", server_origin)
+
+
+def check_readme_page(browser, origin, pages):
+    """README.md's page follows feed `team` from its own origin, through CORS."""
+    pages.follow(origin)
+    request("PUT", origin + "/feeds/team", [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}])
+    browser.send("Page.navigate", {"url": pages.origin + "/team.html"})
+    browser.wait_for("[...document.querySelectorAll('#rows li')].map(li => li.textContent).join() === 'Ann,Bob'", "README's page to show the feed")
+    version = request("PUT", origin + "/feeds/team", [{"id": 3, "name": "Cy"}, {"id": 1, "name": "Ann B."}])["version"]
+    browser.wait_for(f"document.getElementById('status').textContent === 'version {version}' && "
+                     "[...document.querySelectorAll('#rows li')].map(li => li.textContent).join() === 'Cy,Ann B.'", "README's page to follow a PUT")
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: playground-check.py <batchdiff binary>")
-    server, url = start_server(sys.argv[1])
+    pages = PageServer(readme_page())
+    server, url = start_server(sys.argv[1], ["--cors-origin", pages.origin])
     origin = url.rstrip("/")
     profile = tempfile.mkdtemp(prefix="playground-chromium-")
     browser = None
@@ -170,7 +223,7 @@ def main():
                          "the table to animate to the new collection (4 headers, 14 items)")
         screenshot = os.environ.get("PLAYGROUND_SCREENSHOT")
         if screenshot:
-            browser.send("Runtime.evaluate", {"expression": "replay()", "awaitPromise": False})
+            browser.send("Runtime.evaluate", {"expression": "document.getElementById('replay').click()", "awaitPromise": False})
             time.sleep(1.3)  # mid-animation: rows sliding in, travelling and flashing
             image = browser.send("Page.captureScreenshot", {"format": "png"})["data"]
             import base64
@@ -208,20 +261,28 @@ def main():
         # Repeated identities keep every row (the nth "a" pairs with the nth "a").
         browser.evaluate("""document.getElementById('orderBy').value = '';
                             document.getElementById('old').value = '["a", "a", "b"]';
-                            document.getElementById('new').value = '["a", "b", "a", "a"]'; runDiff(); true""")
+                            document.getElementById('new').value = '["a", "b", "a", "a"]';
+                            document.getElementById('run').click(); true""")
         browser.wait_for("""[...document.querySelectorAll('#table li')].map(li => li.textContent).join() === '"a","b","a","a"'
                             && !document.querySelector('#table li.deleting')""", "a list with repeated identities to animate")
 
-        # 3. The live tab over server-sent events.
+        # 3. The live tab, on the JavaScript client (/batchdiff.js): long polls with merge values.
         first = request("PUT", origin + "/feeds/demo", [{"id": 1, "title": "One"}, {"id": 2, "title": "Two"}])["version"]
         browser.evaluate("document.getElementById('tab-live').click(); document.getElementById('feed').value = 'demo';"
                          "document.querySelector('#follow button').click(); true")
         browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {first}'", "the feed's first version")
-        browser.wait_for("document.getElementById('liveStatus').textContent.startsWith('Following')", "the event stream to open")
+        browser.wait_for("document.getElementById('liveStatus').textContent.startsWith('Following')", "the follower to read the feed")
         second = request("PUT", origin + "/feeds/demo", [{"id": 2, "title": "Two"}, {"id": 3, "title": "Three"}, {"id": 1, "title": "Uno"}])["version"]
-        browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {second}'", "the event of the second version")
+        browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {second}'", "the answer of the second version")
         browser.wait_for("[...document.querySelectorAll('#liveTable li')].map(li => li.textContent).join() === 'Two,Three,Uno'",
                          "the live list to show the second version")
+        third = request("PUT", origin + "/feeds/demo", [{"id": 2, "title": "Dos"}, {"id": 3, "title": "Three"}, {"id": 1, "title": "Uno"}])["version"]
+        browser.wait_for(f"document.getElementById('liveVersion').textContent === 'version {third}'", "the answer of the third version")
+        browser.wait_for("[...document.querySelectorAll('#liveTable li')].map(li => li.textContent).join() === 'Dos,Three,Uno'",
+                         "the live list to show the third version")
+        logged = browser.evaluate("document.getElementById('events').firstChild.textContent")
+        if logged != f"version {third}: 0 inserted, 0 deleted, 0 moved, 1 reloaded (1 as merge patches)":
+            fail(f"the third version did not come as one merge patch: {logged}")
 
         # 1. Nothing but the server, nothing wrong.
         browser.read(0.5)
@@ -235,8 +296,10 @@ def main():
                     or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
         if problems:
             fail(f"console errors: {json.dumps(problems)[:2000]}")
+        check_readme_page(browser, origin, pages)
         print(f"playground-check: ok ({len(requested)} requests, all to {origin}; no console errors; "
-              f"the examples' batches, steps and patches shown (companies, leaderboard); a live feed followed over SSE)")
+              f"the examples' batches, steps and patches shown (companies, leaderboard); a live feed followed by the JavaScript client "
+              f"with merge values; README's browser page followed a feed from {pages.origin})")
     finally:
         if browser:
             browser.close()

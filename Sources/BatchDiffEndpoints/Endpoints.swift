@@ -7,6 +7,7 @@ extension BatchDiffService {
     /// the route's name in metrics.
     static let endpoints: [Endpoint] = [
         Endpoint(["GET", "HEAD"], "/", access: .open, answer: .now { _, _, _ throws(Problem) in Playground.page }),
+        Endpoint(["GET", "HEAD"], "/batchdiff.js", access: .open, answer: .now { _, _, _ throws(Problem) in Playground.clientModule }),
         Endpoint(["GET", "HEAD"], "/healthz", access: .open, answer: .now { _, _, _ throws(Problem) in healthAnswer }),
         Endpoint(["GET", "HEAD"], "/readyz", access: .open, answer: .now { service, _, _ throws(Problem) in
             guard service.feeds.isStoreAvailable else { throw Problem.storeUnavailable("it did not answer the last check") }

@@ -126,6 +126,9 @@ final class MergeValuesTests: ServerTestCase {
         let whole = try client.get("/feeds/f/changes?since=\(since)")
         let merge = try client.get("/feeds/f/changes?since=\(since)&values=merge")
         XCTAssertTrue(merge.text.contains(#"{"merge":{"price":-1}}"#), merge.text)
+        // The values say their form; whole ones say nothing, as before merge existed.
+        XCTAssertTrue(merge.text.contains(#""values":{"form":"merge","rows":"#), merge.text)
+        XCTAssertFalse(whole.text.contains(#""form""#), whole.text)
         XCTAssertLessThan(merge.body.count * 3, whole.body.count, "merge \(merge.body.count) bytes, whole \(whole.body.count)")
         // The two are kept apart by the answer cache.
         XCTAssertEqual(try client.get("/feeds/f/changes?since=\(since)").body, whole.body)

@@ -253,13 +253,20 @@ enum FeedAnswers {
     }
 
     /// The batch's members and `values`, `{"rows": {"inserted", "reloaded"}}` and for a
-    /// sectioned batch `"sections": {"inserted", "updated"}` (docs/batch-format.md §6).
+    /// sectioned batch `"sections": {"inserted", "updated"}`, led by `"form": "merge"` when
+    /// its entries are merge entries (docs/batch-format.md §6).
     private static func batchMembers(
         _ batch: JSONBatch, values: ValueTexts, changedMembers: ChangedMembers?, into output: inout JSONOutput
     ) throws {
         output.batchMembers(batch, changedMembers: changedMembers)
         output.key("values")
         try output.object { output in
+            if values.merge != nil {
+                // Says what the entries are: a client cannot tell a merge entry from a
+                // whole row that happens to read `{"merge": …}`.
+                output.key("form")
+                output.string("merge")
+            }
             output.key("rows")
             output.object { output in
                 output.key("inserted")
