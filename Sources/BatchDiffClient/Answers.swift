@@ -25,8 +25,12 @@ public struct FeedChanges<Header, Item> {
     /// With `changedMembers=true`, the members that changed in each reloaded row and updated
     /// section (a batch only).
     public var changedMembers: ChangedMemberNames?
-    /// The new content of the batch's lists (a batch only).
+    /// The new content of the batch's lists (a batch only). Of a `values=merge` answer, the
+    /// inserted rows and sections only: the reloaded rows and updated headers are
+    /// ``mergeEntries``, which ``applied(to:identity:)`` merges into what is held.
     public var values: BatchValues<Header, Item>?
+    /// A `values=merge` answer's entries for `rows.reloaded` and `sections.updated`.
+    public var mergeEntries: MergeEntries<Header, Item>?
     /// The whole collection at `to` (a reload only); a window's rows for a window's answer.
     public var data: FeedCollection<Header, Item>?
     /// A window's answer only (``FollowerConfiguration/window``): the rows of the whole
@@ -81,7 +85,9 @@ extension FeedChanges: Decodable where Header: Decodable, Item: Decodable {
         if case .reload = update {
             data = try answer.decode(FeedCollection.self, forKey: .data)
         } else {
-            values = try answer.decode(WireValues<Header, Item>.self, forKey: .values).values
+            let wire = try answer.decode(WireValues<Header, Item>.self, forKey: .values)
+            values = wire.values
+            mergeEntries = wire.mergeEntries
             let rows = try answer.nestedContainer(keyedBy: ListKeys.self, forKey: .rows)
             if let names = try rows.decodeIfPresent([[String]?].self, forKey: .changedMembers) {
                 let sections = try? answer.nestedContainer(keyedBy: ListKeys.self, forKey: .sections)
@@ -138,14 +144,15 @@ public struct ProblemDocument: Decodable, Sendable, Hashable, Error, CustomStrin
     public var description: String { "\(status) \(code): \(detail)" }
 }
 
-/// `values` of a `changes` answer.
+/// `values` of a `changes` answer: whole, or led by `"form": "merge"`.
 private struct WireValues<Header, Item> {
     var values: BatchValues<Header, Item>
+    var mergeEntries: MergeEntries<Header, Item>?
 }
 
 extension WireValues: Decodable where Header: Decodable, Item: Decodable {
     private enum Keys: String, CodingKey {
-        case rows, sections
+        case form, rows, sections
     }
 
     private enum ListKeys: String, CodingKey {
@@ -154,14 +161,26 @@ extension WireValues: Decodable where Header: Decodable, Item: Decodable {
 
     init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: Keys.self)
+        let merging = try values.decodeIfPresent(String.self, forKey: .form) == FeedValues.merge.rawValue
         let rows = try values.nestedContainer(keyedBy: ListKeys.self, forKey: .rows)
-        self.values = BatchValues(
-            insertedRows: try rows.decodeIfPresent([Item].self, forKey: .inserted) ?? [],
-            reloadedRows: try rows.decodeIfPresent([Item].self, forKey: .reloaded) ?? []
-        )
+        self.values = BatchValues(insertedRows: try rows.decodeIfPresent([Item].self, forKey: .inserted) ?? [])
+        if merging {
+            mergeEntries = MergeEntries(rows: try rows.decodeIfPresent([MergeEntry<Item>].self, forKey: .reloaded) ?? [], headers: [])
+        } else {
+            self.values.reloadedRows = try rows.decodeIfPresent([Item].self, forKey: .reloaded) ?? []
+        }
         guard values.contains(.sections) else { return }
         let sections = try values.nestedContainer(keyedBy: ListKeys.self, forKey: .sections)
         self.values.insertedSections = (try sections.decodeIfPresent([DecodedSection<Header, Item>].self, forKey: .inserted) ?? []).map(\.section)
-        self.values.updatedHeaders = (try sections.decodeIfPresent([SectionHeader<Header>].self, forKey: .updated) ?? []).map(\.header)
+        if merging {
+            mergeEntries?.headers = (try sections.decodeIfPresent([MergeEntry<SectionHeader<Header>>].self, forKey: .updated) ?? []).map { entry in
+                switch entry {
+                case .merge(let patch): .merge(patch)
+                case .item(let header): .item(header.header)
+                }
+            }
+        } else {
+            self.values.updatedHeaders = (try sections.decodeIfPresent([SectionHeader<Header>].self, forKey: .updated) ?? []).map(\.header)
+        }
     }
 }

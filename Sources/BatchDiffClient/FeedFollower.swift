@@ -40,7 +40,9 @@ public struct FeedFollower<Header: Decodable & Sendable, Item: Decodable & Senda
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(configuration: configuration, version: start?.version ?? 0, collection: start?.collection, identity: identity)
+        var configuration = configuration
+        if !MergeEntry<Item>.canMerge || !MergeEntry<Header>.canMerge { configuration.values = .whole }
+        return Iterator(configuration: configuration, version: start?.version ?? 0, collection: start?.collection, identity: identity)
     }
 
     /// Reads the feed's updates one by one.

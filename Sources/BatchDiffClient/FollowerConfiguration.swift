@@ -21,6 +21,10 @@ public struct FollowerConfiguration: Sendable {
     public var maxChanges: Int?
     /// Asks the server for the members that changed in each reloaded row.
     public var changedMembers: Bool
+    /// How reloaded rows and updated headers come (`values=`): as merge patches of the rows
+    /// held by default, a tenth of the bytes when one member of ten changes; a follower of
+    /// items (or headers) that are not `Codable`, which it cannot merge into, asks whole.
+    public var values: FeedValues
     /// The feed's identity member (`id` by default): what names a ``JSON`` section header
     /// when sections are paired on the device (after a 410; ``FeedModel``'s sections).
     public var idKey: String
@@ -39,7 +43,7 @@ public struct FollowerConfiguration: Sendable {
 
     public init(
         serverURL: String, feed: String, token: String? = nil, tokenProvider: (@Sendable (_ refused: Bool) async throws -> String?)? = nil,
-        transport: any HTTPTransport, wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, idKey: String = "id",
+        transport: any HTTPTransport, wait: Int = 30, maxChanges: Int? = nil, changedMembers: Bool = false, values: FeedValues = .merge, idKey: String = "id",
         window: FollowedWindow? = nil, onRetry: (@Sendable (_ reason: String, _ seconds: TimeInterval) -> Void)? = nil,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
@@ -51,6 +55,7 @@ public struct FollowerConfiguration: Sendable {
         self.wait = Swift.max(wait, 0)
         self.maxChanges = maxChanges
         self.changedMembers = changedMembers
+        self.values = values
         self.idKey = idKey
         self.window = window
         self.onRetry = onRetry
@@ -78,6 +83,7 @@ public struct FollowerConfiguration: Sendable {
         if let cursor, wait > 0 { url += "&cursor=\(cursor)" }
         if let maxChanges { url += "&maxChanges=\(maxChanges)" }
         if changedMembers { url += "&changedMembers=true" }
+        if values == .merge { url += "&values=merge" }
         if let window { url += "&" + window.query }
         return HTTPClientRequest(method: "GET", url: url, headers: Self.headers(token: token), timeout: TimeInterval(wait + 15))
     }

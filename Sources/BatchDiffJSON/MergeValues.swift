@@ -20,9 +20,17 @@ public struct MergeValues: Sendable, Equatable {
     /// texts `oldText` and `newText`, whose items' spans point into them.
     public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
         let changes = try ContentChanges(of: batch, old: old, oldText: oldText, new: new, newText: newText)
+        self.init(changedRows: changes.rows.lazy.map { ($0.old, $0.new) }, changedSections: changes.sections.lazy.map { ($0.old, $0.new) })
+    }
+
+    /// The entries of content changes given by their texts, old and new, in a batch's
+    /// order: rows, and sections (whole, or headers; `items` is left out either way).
+    public init(
+        changedRows: some Sequence<(ArraySlice<UInt8>, ArraySlice<UInt8>)>, changedSections: some Sequence<(ArraySlice<UInt8>, ArraySlice<UInt8>)>
+    ) {
         var scratch = JSONMergePatch.Scratch()
-        rows = changes.rows.map { Self.entry(from: $0.old, to: $0.new, ignoring: nil, scratch: &scratch) }
-        sections = changes.sections.map { Self.entry(from: $0.old, to: $0.new, ignoring: "items", scratch: &scratch) }
+        rows = changedRows.map { old, new in Self.entry(from: old, to: new, ignoring: nil, scratch: &scratch) }
+        sections = changedSections.map { old, new in Self.entry(from: old, to: new, ignoring: "items", scratch: &scratch) }
     }
 
     /// The entry that turns the JSON text `old` into `new` (each without its first member

@@ -32,6 +32,9 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(name: .customLong("id-key"), help: "The member that holds an item's identity (the feed's idKey).")
     var idKey = "id"
 
+    @Option(help: "How changed rows come: merge (patches of the rows held, the default) or whole (BATCHDIFF_VALUES).")
+    var values = Environment.string("BATCHDIFF_VALUES", default: FeedValues.merge.rawValue)
+
     @Option(help: "Follow only the window of the rows (a sectioned feed's sections) that starts here (default 0).")
     var offset: Int?
 
@@ -43,6 +46,7 @@ struct FollowCommand: AsyncParsableCommand {
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
         if let limit, !(1...10_000).contains(limit) { throw ValidationError("--limit must be 1 to 10000") }
+        guard FeedValues(rawValue: values) != nil else { throw ValidationError("--values must be merge or whole, not \(values)") }
     }
 
     /// The window `--offset` and `--limit` ask for, if any.
@@ -56,7 +60,7 @@ struct FollowCommand: AsyncParsableCommand {
         let follower = FeedFollower<JSON, JSON, JSON>(
             FollowerConfiguration(
                 serverURL: url, feed: feed, token: token ?? Environment.string("BATCHDIFF_TOKEN"), transport: SocketTransport(), wait: wait,
-                idKey: idKey, window: window.map(FollowedWindow.init)
+                values: FeedValues(rawValue: values) ?? .merge, idKey: idKey, window: window.map(FollowedWindow.init)
             ) { [feed] reason, seconds in
                 FileHandle.standardError.write(Data("follow \(feed): \(reason); trying again in \(String(format: "%.1f", seconds)) s\n".utf8))
             }

@@ -133,10 +133,10 @@ final class ClientLibraryTests: ServerTestCase {
         XCTAssertEqual(second?.collection, try collection("[1, 2]"))
         let asked = transport.asked
         XCTAssertGreaterThanOrEqual(asked.count, 3, "\(asked)")
-        XCTAssertTrue(asked[0].url.hasSuffix("since=0&wait=1&cursor=0"), asked[0].url)
+        XCTAssertTrue(asked[0].url.hasSuffix("since=0&wait=1&cursor=0&values=merge"), asked[0].url)
         for (request, answer) in zip(asked.dropFirst(), asked) {
             let named = try XCTUnwrap(answer.cursor, "every long poll's answer names a cursor")
-            XCTAssertTrue(request.url.hasSuffix("&cursor=\(named)"), "\(request.url) after \(named)")
+            XCTAssertTrue(request.url.hasSuffix("&cursor=\(named)&values=merge"), "\(request.url) after \(named)")
         }
     }
 
@@ -448,7 +448,7 @@ final class ClientLibraryTests: ServerTestCase {
 }
 
 /// A transport that records each request's URL and the cursor its answer named.
-private final class RecordingTransport: HTTPTransport {
+final class RecordingTransport: HTTPTransport {
     private let recorded = Mutex<[(url: String, cursor: String?)]>([])
     private let socket = SocketTransport()
 

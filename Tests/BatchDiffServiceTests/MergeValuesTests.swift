@@ -44,38 +44,13 @@ final class MergeValuesTests: ServerTestCase {
         return answer
     }
 
-    /// A row of ten members and sometimes a nested object; `step` changes some of them.
-    private func row(_ id: Int, step: Int, random: inout SplitMix64) -> Any {
-        if step > 0, Int.random(in: 0..<40, using: &random) == 0 { return "r\(id)" }  // a scalar with the row's identity
-        var row: [String: Any] = ["id": "r\(id)"]
-        for member in 0..<9 { row["m\(member)"] = "value \(member) of \(id)" }
-        if Int.random(in: 0..<3, using: &random) == 0 { row["m\(Int.random(in: 0..<9, using: &random))"] = step }
-        switch Int.random(in: 0..<12, using: &random) {
-        case 0: row["m8"] = NSNull()  // a member set to null: a whole item
-        case 1: row["m7"] = nil  // a member removed
-        case 2: row["nested"] = ["x": step, "y": ["deep": step % 3]]
-        case 3: row["extra"] = [1, NSNull(), step]
-        default: break
-        }
-        return row
-    }
-
     func testMergedIntoWhatTheClientHeldEveryAnswerGivesTheLatest() throws {
         let client = try startServer().client
         var random = SplitMix64(state: 41)
         var versions: [(version: Int, rows: [Any])] = []
-        var current = (0..<40).map { row($0, step: 0, random: &random) }
+        var current = MergeHistory.first(using: &random)
         for step in 0..<25 {
-            if step > 0 {
-                // One row in ten changed, one removed, one added, two swapped.
-                for _ in 0..<4 { let index = Int.random(in: 0..<current.count, using: &random); current[index] = row(index + 100 * step, step: step, random: &random) }
-                for index in current.indices where Int.random(in: 0..<10, using: &random) == 0 {
-                    current[index] = row(Int(((current[index] as? [String: Any])?["id"] as? String ?? "r0").dropFirst()) ?? 0, step: step, random: &random)
-                }
-                current.remove(at: Int.random(in: 0..<current.count, using: &random))
-                current.insert(row(1000 + step, step: step, random: &random), at: Int.random(in: 0...current.count, using: &random))
-                current.swapAt(Int.random(in: 0..<current.count, using: &random), Int.random(in: 0..<current.count, using: &random))
-            }
+            if step > 0 { MergeHistory.advance(&current, step: step, using: &random) }
             let written = assertJSON(try client.put("/feeds/merged", jsonText(current)))
             versions.append((try XCTUnwrap(int(written["version"])), current))
             for (version, held) in versions.suffix(4) {
@@ -132,6 +107,64 @@ final class MergeValuesTests: ServerTestCase {
         XCTAssertLessThan(merge.body.count * 3, whole.body.count, "merge \(merge.body.count) bytes, whole \(whole.body.count)")
         // The two are kept apart by the answer cache.
         XCTAssertEqual(try client.get("/feeds/f/changes?since=\(since)").body, whole.body)
+    }
+
+    /// Clients that follow with merge values find the answer for them made with each write,
+    /// a PATCH's from the texts it changed and a PUT's from its batch: nothing is read or
+    /// diffed when they ask.
+    func testAWriteMakesTheMergeAnswerForClientsThatFollowWithMerge() throws {
+        let client = try startServer().client
+        var rows = (0..<300).map { ["id": $0, "a": 0, "b": "row \($0)"] as [String: Any] }
+        let first = assertVersion(try client.put("/feeds/k", jsonText(rows)))
+        rows[7]["a"] = 1
+        var version = assertVersion(try client.put("/feeds/k", jsonText(rows)))
+        // A client follows with merge values: it asks about the latest version so.
+        assertJSON(try client.get("/feeds/k/changes?since=\(first)&values=merge"))
+        let patch = ["ops": [["op": "merge", "id": 9, "patch": ["a": 2, "b": NSNull()]], ["op": "upsert", "item": ["id": 11, "a": 3]]]]
+        let writes: [(String, () throws -> HTTPResult)] = [
+            ("PATCH", { try client.request("PATCH", "/feeds/k", body: Array(jsonText(patch).utf8)) }),
+            ("PUT", {
+                (rows[9], rows[11]) = (["id": 9, "a": 2], ["id": 11, "a": 3])  // as the PATCH left them
+                rows[20]["a"] = 5
+                rows[21]["c"] = [1]
+                return try client.put("/feeds/k", jsonText(rows))
+            }),
+        ]
+        let expected: [[Any]] = [
+            [["merge": ["a": 2, "b": NSNull()]], ["merge": ["a": 3, "b": NSNull()]]], [["merge": ["a": 5]], ["merge": ["c": [1]]]],
+        ]
+        for ((kind, write), entries) in zip(writes, expected) {
+            let next = assertVersion(try write())
+            let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+            let answer = assertJSON(try client.get("/feeds/k/changes?since=\(version)&values=merge"))
+            let values = try XCTUnwrap(answer["values"] as? [String: Any])
+            XCTAssertEqual(values["form"] as? String, "merge")
+            XCTAssertEqual(canonicalJSON(try XCTUnwrap((values["rows"] as? [String: Any])?["reloaded"])), canonicalJSON(entries), "\(kind): \(answer)")
+            XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed, "\(kind): the merge answer was made with the write")
+            version = next
+        }
+    }
+
+    /// A PATCH of a sectioned feed: headers merge from their texts around `items`.
+    func testAPatchMakesTheMergeAnswerOfHeadersAndRowsInSections() throws {
+        let client = try startServer().client
+        let feed: [String: Any] = ["sections": [
+            ["id": "a", "title": "A", "note": "n", "items": [["id": 1, "v": 1], ["id": 2, "v": 2]]],
+            ["id": "b", "title": "B", "items": [["id": 3, "v": 3]]],
+        ]]
+        let first = assertVersion(try client.put("/feeds/ks", jsonText(feed)))
+        let version = assertVersion(try client.request("PATCH", "/feeds/ks", body: Array(jsonText(["ops": [["op": "upsert", "section": "b", "item": ["id": 3, "v": 4]]]]).utf8)))
+        assertJSON(try client.get("/feeds/ks/changes?since=\(first)&values=merge"))
+        let ops: [[String: Any]] = [
+            ["op": "upsertSection", "item": ["id": "a", "title": "A2"]], ["op": "merge", "section": "a", "id": 2, "patch": ["w": true]],
+        ]
+        assertVersion(try client.request("PATCH", "/feeds/ks", body: Array(jsonText(["ops": ops]).utf8)))
+        let computed = try XCTUnwrap(try client.metric("batchdiff_feed_answers_computed_total"))
+        let answer = assertJSON(try client.get("/feeds/ks/changes?since=\(version)&values=merge"))
+        XCTAssertEqual(try client.metric("batchdiff_feed_answers_computed_total"), computed, "the merge answer was made with the patch")
+        let values = try XCTUnwrap(answer["values"] as? [String: Any])
+        XCTAssertEqual(canonicalJSON(try XCTUnwrap((values["sections"] as? [String: Any])?["updated"])), canonicalJSON([["merge": ["title": "A2", "note": NSNull()]]]))
+        XCTAssertEqual(canonicalJSON(try XCTUnwrap((values["rows"] as? [String: Any])?["reloaded"])), canonicalJSON([["merge": ["w": true]]]))
     }
 
     func testSectionHeadersMergeWithoutTheirItems() throws {

@@ -38,6 +38,14 @@ final class AnswerCache: Sendable {
         static func changes(since: Int, options: AnswerOptions) -> Asked {
             .changes(since: since, options.computed)
         }
+
+        /// Whether it asks for merge values (`values=merge`).
+        var asksMerge: Bool {
+            switch self {
+            case .changes(_, let options), .window(_, _, _, let options), .range(_, let options): options.values == .merge
+            case .document, .page: false
+            }
+        }
     }
 
     /// Bytes of answers kept per feed; past it that feed's answers are dropped.
@@ -51,6 +59,13 @@ final class AnswerCache: Sendable {
         var bytes = 0
         /// Whether a client asked a question of this version (not only a write kept one).
         var asked = false
+        /// Whether a client asked one with merge values.
+        var askedMerge = false
+
+        mutating func saw(_ question: Question) {
+            asked = true
+            askedMerge = askedMerge || question.asked.asksMerge
+        }
     }
 
     private struct State {
@@ -82,7 +97,7 @@ final class AnswerCache: Sendable {
         }
         let found = state.withLock { state -> Found in
             if let kept = state.kept[question.feed], kept.latest == question.latest, let answer = kept.answers[question] {
-                state.kept[question.feed]?.asked = true
+                state.kept[question.feed]?.saw(question)
                 return .kept(answer)
             }
             if let task = state.computing[question] { return .computing(task, mine: false) }
@@ -128,6 +143,12 @@ final class AnswerCache: Sendable {
         state.withLock { state in state.kept[feed].map { $0.latest == latest && $0.asked } ?? false }
     }
 
+    /// Whether a client asked a question of `feed` with merge values at version `latest`
+    /// (a write's merge answer is worth keeping then: its clients follow with merge values).
+    func wasAskedMerge(_ feed: FeedID, atLatest latest: Int) -> Bool {
+        state.withLock { state in state.kept[feed].map { $0.latest == latest && $0.askedMerge } ?? false }
+    }
+
     private func keep(_ answer: ComputedAnswer, for question: Question, asked: Bool, in state: inout State) {
         var kept = state.kept[question.feed] ?? Kept(latest: question.latest)
         guard kept.latest <= question.latest else { return }  // a newer version is here already
@@ -137,7 +158,7 @@ final class AnswerCache: Sendable {
         state.remove(question.feed)
         kept.bytes += answer.byteCount - (kept.answers[question]?.byteCount ?? 0)  // as allocated
         kept.answers[question] = answer
-        kept.asked = kept.asked || asked
+        if asked { kept.saw(question) }
         let room = room()
         if state.bytes + kept.bytes > room {
             state.kept = [:]

@@ -324,6 +324,17 @@ struct ValueTexts: Sendable {
     var insertedSections: [ArraySlice<UInt8>] = []
     var updatedSections: [ArraySlice<UInt8>] = []
     var merge: MergeValues?
+    /// What a patch also knows (empty otherwise): the old text of each reloaded row and
+    /// updated header, aligned as the new ones.
+    var reloadedRowsBefore: [ArraySlice<UInt8>] = []
+    var updatedSectionsBefore: [ArraySlice<UInt8>] = []
+
+    /// These values with merge entries made from a patch's old and new texts.
+    var mergedFromPatch: ValueTexts {
+        var merged = self
+        merged.merge = MergeValues(changedRows: zip(reloadedRowsBefore, reloadedRows), changedSections: zip(updatedSectionsBefore, updatedSections))
+        return merged
+    }
 }
 
 /// The elements of a snapshot's flat list, as an adapter shows it (docs/batch-format.md

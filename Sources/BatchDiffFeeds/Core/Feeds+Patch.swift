@@ -58,7 +58,7 @@ extension Feeds {
             if change.leavesTextAsItWas, rows.isWorthKeeping { rowOrders.keep(rows, for: id, version: base.version) }
             return try await unchanged(stored, batch: change.batch, to: id, options: options, keeping: key)
         }
-        let followed = isFollowed(id, at: base.version)
+        let followers = followingValues(of: id, at: base.version)
         let (next, made) = try await Workers.run { () throws(FeedError) in
             var next = Snapshot(patching: base, by: change.forward, textCount: change.textCount, idKey: stored.idKey).numbered(base.version + 1)
             if !ChangeChain.latest.keepsChange(chainBytes: next.chainBytes, textCount: next.textCount) { next = next.written }
@@ -67,11 +67,14 @@ extension Feeds {
             let write = try FeedAnswers.write(
                 feed: id.name, version: next.version, changed: true, batch: change.batch, options: options, changedMembers: members
             )
-            let changes = followed
-                ? FeedAnswers.computed(
-                    feed: id.name, from: base.version, latest: next, batch: change.batch,
-                    full: try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: change.values)
-                ) : nil
+            var changes: [FollowersAnswer] = []
+            for values in followers {
+                let texts = values == .merge ? change.values.mergedFromPatch : change.values
+                let full = try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: texts)
+                changes.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
+                    feed: id.name, from: base.version, latest: next, batch: change.batch, full: full, merge: texts.merge
+                )))
+            }
             return (next, (write: write, changes: changes, batch: change.batch.stored))
         }
         let keptAnswer = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }

@@ -86,9 +86,9 @@ extension Feeds {
         let next = snapshot.numbered(previous.map { $0 + 1 } ?? series.start())
         // A new feed's base is the empty collection, version 0, where its clients start.
         let base = stored?.snapshot ?? Snapshot(emptyLike: snapshot.collection)
-        let followed = isFollowed(id, at: base.version)
+        let followers = followingValues(of: id, at: base.version)
         let made = try await Workers.run { () throws(FeedError) in
-            try Self.answers(writing: next, over: base, to: id, options: options, answeringClients: followed)
+            try Self.answers(writing: next, over: base, to: id, options: options, answering: followers)
         }
         let kept = key.map { KeptAnswer(key: $0.key, request: $0.request, version: next.version, changed: true, body: made.write) }
         let version = NewVersion(next, base: stored?.snapshot, origins: made.origins, batch: made.batch, keeping: kept)
@@ -111,21 +111,22 @@ extension Feeds {
     }
 
     /// Stores `version` as the next of feed `id` (created with `settings` when `previous`
-    /// is `nil`), keeps `answer`, when there is one, its batch for clients at version
-    /// `since`, for them, then wakes the long polls on the feed with the version; `false`
+    /// is `nil`), keeps `answers`, its batch for clients at version `since` with each form
+    /// of values, for them, then wakes the long polls on the feed with the version; `false`
     /// when the store moved on meanwhile. Room for it is made by dropping the answers kept
     /// first.
     func append(
-        _ version: NewVersion, answering answer: ComputedAnswer?, since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
+        _ version: NewVersion, answering answers: [FollowersAnswer], since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
     ) async throws(FeedError) -> Bool {
         let next = version.snapshot
-        if answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
+        if self.answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { self.answers.removeAll() }
         guard try await store.append(version, to: id, settings: settings, after: previous) else { return false }
         series.saw(next.version)
-        answers.drop(id, olderThan: next.version)
-        if let answer {
+        self.answers.drop(id, olderThan: next.version)
+        for kept in answers {
             metrics.answersComputed.increment()
-            answers.keep(answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: .changes(since: since, options: AnswerOptions())))
+            let asked = AnswerCache.Asked.changes(since: since, options: AnswerOptions(values: kept.values))
+            self.answers.keep(kept.answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: asked))
         }
         longPolls.wake(id, with: StoredSnapshot(settings: settings, snapshot: next))
         return true
@@ -142,29 +143,35 @@ extension Feeds {
         rowOrders.keep(rows, for: id, version: snapshot.version)
     }
 
-    /// Whether clients follow feed `id` at `version`, its latest: a long poll or event
-    /// stream waits on it, or a client asked about that version. A write makes their answer
-    /// with it; a feed nobody follows (most of a million per-user feeds) keeps none.
-    func isFollowed(_ id: FeedID, at version: Int) -> Bool {
-        longPolls.areParked(on: id) || answers.wasAsked(id, atLatest: version)
+    /// The forms of values the clients following feed `id` at `version`, its latest, are
+    /// answered with: none when nobody follows it; whole values when clients do (a long poll
+    /// or event stream waits on it, or a client asked about that version), and merge values
+    /// too once one asked with them. A write makes their answers with it; a feed nobody
+    /// follows (most of a million per-user feeds) keeps none.
+    func followingValues(of id: FeedID, at version: Int) -> [AnswerOptions.Values] {
+        guard longPolls.areParked(on: id) || answers.wasAsked(id, atLatest: version) else { return [] }
+        return answers.wasAskedMerge(id, atLatest: version) ? [.whole, .merge] : [.whole]
     }
 
     /// The answer to the write of `latest` (numbered) over `base`, as `options` ask for
-    /// it, the answer for clients at `base` when `answeringClients` (they ask next, most
-    /// without options), the row of `base` each row of `latest` is unchanged from, and the
-    /// batch from `base` as stores keep it (``NewVersion``).
+    /// it, the answers for clients at `base` with each form of values `followers` ask (they
+    /// ask next, most without other options), the row of `base` each row of `latest` is
+    /// unchanged from, and the batch from `base` as stores keep it (``NewVersion``).
     static func answers(
-        writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions, answeringClients: Bool
-    ) throws(FeedError) -> (write: [UInt8], changes: ComputedAnswer?, origins: [Int?], batch: [UInt8]) {
+        writing latest: Snapshot, over base: Snapshot, to id: FeedID, options: AnswerOptions, answering followers: [AnswerOptions.Values]
+    ) throws(FeedError) -> (write: [UInt8], changes: [FollowersAnswer], origins: [Int?], batch: [UInt8]) {
         guard base.collection.shapeName == latest.collection.shapeName else {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
         let batch = try batch(from: base.collection, to: latest.collection)
-        let changes = answeringClients
-            ? FeedAnswers.computed(
-                feed: id.name, from: base.version, latest: latest, batch: batch,
-                full: try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch)
-            ) : nil
+        var changes: [FollowersAnswer] = []
+        for values in followers {
+            let merge = values == .merge ? try mergeValues(of: batch, from: (base.collection, base.bytes), to: latest) : nil
+            let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch, merge: merge)
+            changes.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
+                feed: id.name, from: base.version, latest: latest, batch: batch, full: full, merge: merge
+            )))
+        }
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
         let write = try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed)
         // Only over a stored version (a new feed's base is the empty collection); without
@@ -203,4 +210,10 @@ extension Feeds {
             throw .internalFailure("a feed's versions of different shapes: \(error)")
         }
     }
+}
+
+/// An answer a write makes for the clients one version behind, with one form of values.
+struct FollowersAnswer: Sendable {
+    let values: AnswerOptions.Values
+    let answer: ComputedAnswer
 }

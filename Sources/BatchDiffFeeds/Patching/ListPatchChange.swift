@@ -31,6 +31,7 @@ enum ListPatchChange {
         let texts = list.rows.texts
         values.insertedRows = plan.inserted.map { texts[$0.location] }
         values.reloadedRows = plan.reloaded.map { texts[$0.location] }
+        values.reloadedRowsBefore = plan.reloadedBefore.map { texts[$0.location] }
         var forward = TextDelta(over: list.oldTextCount)
         plan.writeNew(into: &forward, runsFrom: 0) { texts[$0.location] }
         var backward = TextDelta(over: order.textCount)
@@ -69,6 +70,8 @@ enum ListPatchChange {
         /// The new side of each inserted row and of each reloaded one, in the batch's order.
         private(set) var inserted: [RowOrder.PlacedRow] = []
         private(set) var reloaded: [RowOrder.PlacedRow] = []
+        /// The old side of each reloaded row, in the batch's order.
+        private(set) var reloadedBefore: [RowOrder.PlacedRow] = []
 
         /// The plan of a list of `oldCount` rows that is now `order`, whose named rows are
         /// `named`.
@@ -98,7 +101,7 @@ enum ListPatchChange {
                 }
             }
             var inserted: [RowOrder.PlacedRow] = []
-            var reloaded: [RowOrder.PlacedRow] = []
+            var reloaded: [(old: RowOrder.PlacedRow, new: RowOrder.PlacedRow)] = []
             for (element, stays) in zip(runs.inNewOrder, staying) {
                 switch element {
                 case .run(let index):
@@ -111,8 +114,7 @@ enum ListPatchChange {
                     if !row.isChanged {
                         if !stays { rows.moved.append(Move(from: old.position, to: new.position)) }
                     } else if stays {
-                        reloaded.append(new)
-                        rows.reloaded.append(old.position)
+                        reloaded.append((old, new))
                     } else {
                         rows.deleted.append(old.position)
                         inserted.append(new)
@@ -124,13 +126,14 @@ enum ListPatchChange {
                 if let new = row.new, row.old == nil { inserted.append(new) }
             }
             inserted.sort { $0.position < $1.position }
-            reloaded = zip(rows.reloaded, reloaded).sorted { $0.0 < $1.0 }.map(\.1)
-            rows.reloaded.sort()
+            reloaded.sort { $0.old.position < $1.old.position }
+            rows.reloaded = reloaded.map(\.old.position)
             rows.deleted.sort()
             rows.inserted = inserted.map(\.position)
             rows.moved.sort { $0.from < $1.from }
             self.inserted = inserted
-            self.reloaded = reloaded
+            self.reloaded = reloaded.map(\.new)
+            self.reloadedBefore = reloaded.map(\.old)
         }
 
         /// Writes the list's new text into `delta`, whose base is the old text, the list's

@@ -82,14 +82,16 @@ struct SectionedPatchChange {
 
     private func change() -> PatchChange {
         let (sections, staying) = sectionChanges()
-        let (rows, inserted, reloaded) = rowChanges(staying: staying)
+        let (rows, inserted, reloaded, reloadedBefore) = rowChanges(staying: staying)
         let texts = collection.texts
         let newNodes = collection.order.rowsInOrder()
         var values = ValueTexts()
         values.insertedRows = inserted.map { texts[$0.location] }
         values.reloadedRows = reloaded.map { texts[$0.location] }
+        values.reloadedRowsBefore = reloadedBefore.map { texts[$0.location] }
         values.insertedSections = sections.inserted.map { collection.text(of: newNodes[$0])[...] }
         values.updatedSections = sections.updated.map { collection.headerText(of: newNodes[$0])[...] }
+        values.updatedSectionsBefore = headersBefore(updated: sections.updated, newNodes: newNodes)
         // The counts every batch carries: rows per section, old and new.
         let newCounts = newNodes.map { collection[$0].rows.count }
         let batch = SectionedBatch(sections: sections, rows: rows, oldCounts: oldCounts(newCounts: newCounts), newCounts: newCounts)
@@ -154,16 +156,18 @@ struct SectionedPatchChange {
     /// reloaded row, in the batch's order.
     private func rowChanges(
         staying: [Fingerprint: Staying]
-    ) -> (RowChanges<RowPath>, inserted: [RowOrder.PlacedRow], reloaded: [RowOrder.PlacedRow]) {
+    ) -> (RowChanges<RowPath>, inserted: [RowOrder.PlacedRow], reloaded: [RowOrder.PlacedRow], reloadedBefore: [RowOrder.PlacedRow]) {
         var rows = RowChanges<RowPath>()
         var inserted: [(path: RowPath, row: RowOrder.PlacedRow)] = []
-        var reloaded: [(path: RowPath, row: RowOrder.PlacedRow)] = []
+        var reloaded: [(path: RowPath, row: RowOrder.PlacedRow, before: RowOrder.PlacedRow)] = []
         for (section, plan) in zip(named, plans) {
             guard let place = staying[section.identity] else { continue }
             rows.deleted += plan.rows.deleted.map { RowPath(section: place.from, row: $0) }
             rows.moved += plan.rows.moved.map { Move(from: RowPath(section: place.from, row: $0.from), to: RowPath(section: place.to, row: $0.to)) }
             inserted += plan.inserted.map { (RowPath(section: place.to, row: $0.position), $0) }
-            reloaded += zip(plan.rows.reloaded, plan.reloaded).map { (RowPath(section: place.from, row: $0.0), $0.1) }
+            for (row, (new, old)) in zip(plan.rows.reloaded, zip(plan.reloaded, plan.reloadedBefore)) {
+                reloaded.append((RowPath(section: place.from, row: row), new, old))
+            }
         }
         for crossing in crossings {
             let oldPath = staying[crossing.from].map { RowPath(section: $0.from, row: crossing.old.position) }
@@ -181,7 +185,21 @@ struct SectionedPatchChange {
         rows.inserted = inserted.map(\.path)
         rows.reloaded = reloaded.map(\.path)
         rows.moved.sort { $0.from < $1.from }
-        return (rows, inserted.map(\.row), reloaded.map(\.row))
+        return (rows, inserted.map(\.row), reloaded.map(\.row), reloaded.map(\.before))
+    }
+
+    /// The old header text of each section `updated` names (new positions; `newNodes` the
+    /// new sections in order), as ``SectionedRows/headerText(of:)`` writes a new one: what a
+    /// merge patch of the header is made from.
+    private func headersBefore(updated: [Int], newNodes: [Int32]) -> [ArraySlice<UInt8>] {
+        var before: [Int32: PatchedSections.SectionBefore] = [:]
+        for section in named {
+            if let old = section.old, let new = section.new { before[new.node] = old }
+        }
+        return updated.map { position in
+            guard let old = before[newNodes[position]] else { return [] }
+            return (Array(old.prefix) + Array("[]".utf8) + Array(old.suffix))[...]
+        }
     }
 
     /// The rows of each old section, given those of each new one (`newCounts`): a run of
