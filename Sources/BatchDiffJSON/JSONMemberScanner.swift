@@ -81,54 +81,62 @@ enum JSONMemberScanner {
     private static func forEachMember(
         in text: ArraySlice<UInt8>, _ body: (_ name: ArraySlice<UInt8>, _ key: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Bool
     ) -> Bool {
-        var position = skipWhitespace(text, from: text.startIndex)
-        guard position < text.endIndex, text[position] == UInt8(ascii: "{") else { return false }
-        position += 1
-        while true {
-            position = skipWhitespace(text, from: position)
-            guard position < text.endIndex, text[position] == UInt8(ascii: "\"") else { return true }
-            let keyEnd = stringEnd(text, from: position)
-            let key = text[position..<keyEnd]
-            position = skipWhitespace(text, from: keyEnd) + 1  // the colon
-            position = skipWhitespace(text, from: position)
-            let valueEnd = valueEnd(text, from: position)
-            guard body(key.dropFirst().dropLast(), key, text[position..<valueEnd]) else { return true }
-            position = skipWhitespace(text, from: valueEnd)
-            guard position < text.endIndex, text[position] == UInt8(ascii: ",") else { return true }
+        // Read through the bytes themselves (a merge answer scans every reloaded row twice);
+        // positions in `bytes` count from the slice's start.
+        text.withUnsafeBufferPointer { bytes in
+            let base = text.startIndex
+            var position = skipWhitespace(bytes, from: 0)
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else { return false }
             position += 1
+            while true {
+                position = skipWhitespace(bytes, from: position)
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return true }
+                let keyEnd = stringEnd(bytes, from: position)
+                let keyStart = position
+                position = skipWhitespace(bytes, from: keyEnd) + 1  // the colon
+                position = skipWhitespace(bytes, from: position)
+                let valueEnd = valueEnd(bytes, from: position)
+                let name = text[(base + keyStart + 1)..<(base + max(keyStart + 1, keyEnd - 1))]
+                guard body(name, text[(base + keyStart)..<(base + keyEnd)], text[(base + position)..<(base + valueEnd)]) else { return true }
+                position = skipWhitespace(bytes, from: valueEnd)
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else { return true }
+                position += 1
+            }
         }
     }
 
-    private static func skipWhitespace(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var position = start
-        while position < text.endIndex, text[position] == 0x20 || text[position] == 0x0A || text[position] == 0x0D || text[position] == 0x09 {
-            position += 1
-        }
+        while position < bytes.count, isWhitespace(bytes[position]) { position += 1 }
         return position
     }
 
     /// One past the closing quote of the string whose opening quote is at `start`.
-    private static func stringEnd(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
+    private static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var position = start + 1
-        while position < text.endIndex, text[position] != UInt8(ascii: "\"") {
-            position += text[position] == UInt8(ascii: "\\") ? 2 : 1
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+            position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
         }
-        return min(position + 1, text.endIndex)
+        return min(position + 1, bytes.count)
     }
 
     /// One past the end of the value that starts at `start`.
-    private static func valueEnd(_ text: ArraySlice<UInt8>, from start: Int) -> Int {
-        guard start < text.endIndex else { return start }
-        switch text[start] {
+    private static func valueEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
         case UInt8(ascii: "\""):
-            return stringEnd(text, from: start)
+            return stringEnd(bytes, from: start)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
             var position = start
-            while position < text.endIndex {
-                switch text[position] {
+            while position < bytes.count {
+                switch bytes[position] {
                 case UInt8(ascii: "\""):
-                    position = stringEnd(text, from: position)
+                    position = stringEnd(bytes, from: position)
                     continue
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
@@ -141,7 +149,9 @@ enum JSONMemberScanner {
             return position
         default:
             var position = start
-            while position < text.endIndex, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09].contains(text[position]) {
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || isWhitespace(byte) { break }
                 position += 1
             }
             return position

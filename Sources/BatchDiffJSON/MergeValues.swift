@@ -16,10 +16,12 @@ public struct MergeValues: Sendable, Equatable {
         self.sections = sections
     }
 
-    /// The entries of `batch`, which turns `old` into `new`: collections read from the JSON
-    /// texts `oldText` and `newText`, whose items' spans point into them.
-    public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], new: JSONCollection, newText: [UInt8]) throws {
-        let changes = try ContentChanges(of: batch, old: old, oldText: oldText, new: new, newText: newText)
+    /// The entries of `batch`, which turns `old` (a collection read from the JSON text
+    /// `oldText`) into a version whose texts of the rows it reloads and the sections it
+    /// updates are given, read already for the answer's values: `newRows` aligned with
+    /// `rows.reloaded`, `newSections` (each section's text) with `sections.updated`.
+    public init(of batch: JSONBatch, old: JSONCollection, oldText: [UInt8], newRows: [ArraySlice<UInt8>], newSections: [ArraySlice<UInt8>]) throws {
+        let changes = try ContentChanges(of: batch, old: old, oldText: oldText, newRows: newRows, newSections: newSections)
         self.init(changedRows: changes.rows.lazy.map { ($0.old, $0.new) }, changedSections: changes.sections.lazy.map { ($0.old, $0.new) })
     }
 

@@ -85,13 +85,14 @@ enum FeedAnswers {
 
     /// The answer to `changes?since=`: `{"feed","from","to", ...batch, "values"}`, where
     /// `values` holds the content a client needs with the batch to rebuild `latest` from
-    /// version `from`, aligned one-to-one with the batch's index lists; with `merge`, each
-    /// reloaded row and updated header as the client merges it (``MergeValues``). In the
-    /// steps format, `{"feed","from","to","steps","counts"}`, insert and change steps carrying
-    /// their new elements. (`maxChanges` is applied after: ``reload(feed:from:latest:counts:)``.)
+    /// version `from`, aligned one-to-one with the batch's index lists: `values` when given
+    /// (read already, with merge entries: ``values(of:from:mergingFrom:)``), else read from
+    /// `latest`. In the steps format, `{"feed","from","to","steps","counts"}`, insert and
+    /// change steps carrying their new elements. (`maxChanges` is applied after:
+    /// ``reload(feed:from:latest:counts:)``.)
     static func changes(
         feed: String, from: Int, latest: Snapshot, batch: JSONBatch, format: AnswerOptions.Format = .batch,
-        changedMembers: ChangedMembers? = nil, merge: MergeValues? = nil
+        changedMembers: ChangedMembers? = nil, values given: ValueTexts? = nil
     ) throws(FeedError) -> [UInt8] {
         var output = JSONOutput(capacity: 1024)
         do {
@@ -101,9 +102,7 @@ enum FeedAnswers {
                     let elements = FlatElements(latest)
                     try output.stepsMembers(batch, values: { output, position in try elements.write(position, into: &output) }, changedMembers: changedMembers)
                 } else {
-                    var values = try values(of: batch, from: latest)
-                    values.merge = merge
-                    try batchMembers(batch, values: values, changedMembers: changedMembers, into: &output)
+                    try batchMembers(batch, values: given ?? values(of: batch, from: latest), changedMembers: changedMembers, into: &output)
                 }
             }
         } catch {
@@ -293,6 +292,26 @@ enum FeedAnswers {
         }
     }
 
+    /// The texts of `batch`'s values, from `latest`'s text; given `old`, the version the
+    /// batch starts from (its collection and the text it was read from), with the merge
+    /// entries that take its rows and headers to them (`values=merge`), made from the texts
+    /// read here and the old rows they pair with, without placing the batch again.
+    static func values(
+        of batch: JSONBatch, from latest: Snapshot, mergingFrom old: (collection: JSONCollection, text: [UInt8])?
+    ) throws(FeedError) -> ValueTexts {
+        do {
+            var values = try values(of: batch, from: latest)
+            if let old {
+                values.merge = try MergeValues(
+                    of: batch, old: old.collection, oldText: old.text, newRows: values.reloadedRows, newSections: values.updatedSections
+                )
+            }
+            return values
+        } catch {
+            throw error as? FeedError ?? .internalFailure("the merge values of a batch: \(error)")
+        }
+    }
+
     /// The texts of `batch`'s values, from `latest`'s text.
     private static func values(of batch: JSONBatch, from latest: Snapshot) throws -> ValueTexts {
         let text = latest.bytes
@@ -310,30 +329,6 @@ enum FeedAnswers {
         default:
             throw FeedError.internalFailure("a batch of another shape than the feed")
         }
-    }
-}
-
-/// The texts of a `changes` answer's `values` (docs/batch-format.md §6), in the batch's
-/// order: rows inserted and reloaded, and for a sectioned batch each inserted section's
-/// whole text and each updated section's text, whose header (the text without `items`) the
-/// answer carries; with `merge` (`values=merge`), the entries written for the reloaded rows
-/// and updated headers in their place.
-struct ValueTexts: Sendable {
-    var insertedRows: [ArraySlice<UInt8>] = []
-    var reloadedRows: [ArraySlice<UInt8>] = []
-    var insertedSections: [ArraySlice<UInt8>] = []
-    var updatedSections: [ArraySlice<UInt8>] = []
-    var merge: MergeValues?
-    /// What a patch also knows (empty otherwise): the old text of each reloaded row and
-    /// updated header, aligned as the new ones.
-    var reloadedRowsBefore: [ArraySlice<UInt8>] = []
-    var updatedSectionsBefore: [ArraySlice<UInt8>] = []
-
-    /// These values with merge entries made from a patch's old and new texts.
-    var mergedFromPatch: ValueTexts {
-        var merged = self
-        merged.merge = MergeValues(changedRows: zip(reloadedRowsBefore, reloadedRows), changedSections: zip(updatedSectionsBefore, updatedSections))
-        return merged
     }
 }
 

@@ -43,15 +43,15 @@ extension Feeds {
             return try await Workers.run { () throws(FeedError) in
                 let batch = try Self.batch(from: old.collection, to: latest.collection)
                 let members = options.format == .jsonPatch ? nil : try Self.changedMembers(of: batch, from: old, to: latest, options: computed)
-                let merge = options.values == .merge ? try Self.mergeValues(of: batch, from: old, to: latest) : nil
+                let values = options.values == .merge ? try FeedAnswers.values(of: batch, from: latest, mergingFrom: old) : nil
                 let full = options.format == .jsonPatch
                     ? try FeedAnswers.patch(batch, from: old, to: latest, idKey: idKey)
                     : try FeedAnswers.changes(
-                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members, merge: merge
+                        feed: id.name, from: since, latest: latest, batch: batch, format: options.format, changedMembers: members, values: values
                     )
                 return FeedAnswers.computed(
                     feed: id.name, from: since, latest: latest, batch: batch, full: full,
-                    mediaType: options.format == .jsonPatch ? .jsonPatch : .json, changedMembers: members, merge: merge
+                    mediaType: options.format == .jsonPatch ? .jsonPatch : .json, changedMembers: members, merge: values?.merge
                 )
             }
         })

@@ -166,10 +166,10 @@ extension Feeds {
         let batch = try batch(from: base.collection, to: latest.collection)
         var changes: [FollowersAnswer] = []
         for values in followers {
-            let merge = values == .merge ? try mergeValues(of: batch, from: (base.collection, base.bytes), to: latest) : nil
-            let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch, merge: merge)
+            let texts = values == .merge ? try FeedAnswers.values(of: batch, from: latest, mergingFrom: (base.collection, base.bytes)) : nil
+            let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch, values: texts)
             changes.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
-                feed: id.name, from: base.version, latest: latest, batch: batch, full: full, merge: merge
+                feed: id.name, from: base.version, latest: latest, batch: batch, full: full, merge: texts?.merge
             )))
         }
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
@@ -190,16 +190,6 @@ extension Feeds {
             return try ChangedMembers(of: batch, old: old.collection, oldText: old.text, new: new.collection, newText: new.bytes)
         } catch {
             throw .internalFailure("the changed members of a batch: \(error)")
-        }
-    }
-
-    /// What a client holding `old` merges into each row and header `batch` reloads or
-    /// updates to make `new` (`values=merge`).
-    static func mergeValues(of batch: JSONBatch, from old: (collection: JSONCollection, text: [UInt8]), to new: Snapshot) throws(FeedError) -> MergeValues {
-        do {
-            return try MergeValues(of: batch, old: old.collection, oldText: old.text, new: new.collection, newText: new.bytes)
-        } catch {
-            throw .internalFailure("the merge values of a batch: \(error)")
         }
     }
 
