@@ -91,7 +91,7 @@ export interface FeedUpdate {
 }
 
 export interface FollowOptions {
-  /** The version `rows` are of; without it the follower reads the feed first. */
+  /** The version `rows` are of (0 alone: from the empty collection, by `changes`); without it the follower reads the feed first. */
   since?: number;
   rows?: Collection;
   /** A window: `offset` (or `after`, a row's identity) and `limit` (docs/feeds.md §5.3). */

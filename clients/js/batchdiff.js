@@ -331,7 +331,8 @@ function backoff(attempt) {
 
 /**
  * Follows feed `feedID` (or the window `offset`/`after` and `limit` of it) by long poll,
- * from what it reads first (or from `rows` held at version `since`): each answer is
+ * from what it reads first (or from `rows` held at version `since`; `since: 0` alone starts
+ * from the empty collection, the first answer inserting every row): each answer is
  * applied to what it holds and told to `onUpdate({version, rows, answer, total, offset, batch})`.
  *
  * - `values`: "merge" (the default) or "whole"; `wait`: the long poll's seconds (30).
@@ -348,7 +349,7 @@ function backoff(attempt) {
 export function followFeed(baseURL, feedID, options = {}) {
   const { offset, limit, after, wait = 30, values = "merge", idKey = "id", getToken, onUpdate = () => {}, onError = () => {} } = options;
   if (values !== "merge" && values !== "whole") throw new TypeError(`values is "merge" or "whole", not ${JSON.stringify(values)}`);
-  if (options.since !== undefined && options.rows === undefined) throw new TypeError("since needs the rows held at that version");
+  if (options.since > 0 && options.rows === undefined) throw new TypeError("since above 0 needs the rows held at that version");
   const controller = new AbortController();
   const signal = controller.signal;
   const feedPath = "/feeds/" + encodeURIComponent(feedID);
@@ -382,11 +383,13 @@ export function followFeed(baseURL, feedID, options = {}) {
     const answer = await request(url(baseURL, feedPath + "/changes", query), { token: await tokenFrom(getToken), signal });
     if (answer.total !== undefined) held.total = answer.total.new;
     if (answer.offset !== undefined) held.offset = answer.offset;
-    if (changesNothing(answer)) {
+    // From version 0 without rows, what is held is the empty collection of the answer's shape.
+    const first = held.rows === undefined;
+    if (first) held.rows = Array.isArray(answer.counts?.old) ? { sections: [] } : [];
+    if (!first && changesNothing(answer)) {
       held.version = answer.to;
       return;
     }
-    if (held.rows === undefined) held.rows = answer.sections !== undefined ? { sections: [] } : [];
     held.rows = applyBatch(held.rows, answer);
     held.version = answer.to;
     tell({ version: held.version, rows: held.rows, answer, total: held.total, offset: held.offset, batch: null });

@@ -148,6 +148,21 @@ test("a window whose anchor row goes stays where it stood, by its offset", async
   }
 });
 
+test("since: 0 starts from the empty collection: the first answer inserts every row", async () => {
+  const written = await put("from-nothing", { sections: [{ id: "s", items: [{ id: 1 }, { id: 2 }] }] });
+  const told = updates();
+  const follower = followFeed(server.baseURL, "from-nothing", { since: 0, getToken, wait: 5, onUpdate: told.onUpdate, onError: (e) => assert.fail(e) });
+  try {
+    const first = await told.next(() => true);
+    assert.equal(first.version, written.version);
+    assert.deepEqual(first.answer.sections.inserted, [0]);
+    assert.deepEqual(first.rows, (await get("/feeds/from-nothing")).data);
+  } finally {
+    follower.stop();
+  }
+  assert.throws(() => followFeed(server.baseURL, "from-nothing", { since: 5 }), TypeError);
+});
+
 test("a follower past retention recovers: it reads the latest and diffs it against what it holds", async () => {
   const first = await put("behind", [{ id: 1, t: "one" }, { id: 2, t: "two" }]);
   const held = (await get("/feeds/behind")).data;
