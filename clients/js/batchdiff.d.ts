@@ -59,6 +59,8 @@ export class BatchDiffError extends Error {
   readonly status: number;
   readonly code: string | null;
   readonly problem: { [member: string]: JSONValue } | null;
+  /** When the server said when to try again (`Retry-After`), in milliseconds. */
+  readonly retryAfter?: number;
 }
 
 /** An answer that does not fit what it is applied to. */

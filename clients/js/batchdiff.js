@@ -7,7 +7,8 @@
 // docs/clients.md tells how to use it; docs/batch-format.md §3 and §6 what it applies.
 
 /** A request that failed: `status` and `code` from the server's problem document
- * (docs/errors.md), or status 0 when no answer came. */
+ * (docs/errors.md), or status 0 when no answer came; `retryAfter`, in milliseconds, when the
+ * server said when to try again. */
 export class BatchDiffError extends Error {
   constructor(message, { status = 0, code = null, problem = null, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause });
@@ -53,8 +54,12 @@ async function request(target, { method = "GET", body, token, signal } = {}) {
     let problem = null;
     try { problem = JSON.parse(text); } catch { /* not a problem document */ }
     const said = problem && typeof problem === "object" ? problem : null;
-    throw new BatchDiffError(said?.code ? `${response.status} ${said.code}: ${said.detail}` : `${method} ${target}: HTTP ${response.status}`,
+    const error = new BatchDiffError(said?.code ? `${response.status} ${said.code}: ${said.detail}` : `${method} ${target}: HTTP ${response.status}`,
       { status: response.status, code: said?.code ?? null, problem: said });
+    // The server's Retry-After (a 503, a 429), in milliseconds.
+    const retryAfter = Number(response.headers.get("Retry-After"));
+    if (response.headers.has("Retry-After") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfter = retryAfter * 1000;
+    throw error;
   }
   return JSON.parse(text);
 }
@@ -319,9 +324,26 @@ function changesNothing(answer) {
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms, signal) {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** Whether `answer`, which changes nothing, fits `rows`: its counts are theirs, old and new. */
+function keepsCounts(rows, answer) {
+  const held = Array.isArray(rows) ? rows.length : rows.sections.map((section) => section.items.length);
+  const { old, new: neu } = answer.counts ?? {};
+  return sameJSON(old, held) && sameJSON(neu, held);
+}
+
+/** `after` as a query sends it: a string as it is, any other identity as JSON. */
+function anchorText(after) {
+  return after === undefined || typeof after === "string" ? after : JSON.stringify(after);
 }
 
 /** The wait before retry `attempt` (1, 2, …): 0.5 s doubling to 30 s, ±20 %. */
@@ -337,8 +359,9 @@ function backoff(attempt) {
  *
  * - `values`: "merge" (the default) or "whole"; `wait`: the long poll's seconds (30).
  * - `getToken` (async) is asked before each request; its token goes as a bearer token.
- * - Failures are told to `onError(error)` and retried with backoff. A 410 `version_gone`, or
- *   an answer that does not fit, is recovered by reading the latest and diffing it against
+ * - Failures are told to `onError(error)` and retried with backoff (or after the server's
+ *   `Retry-After`). A 410 `version_gone`, or an answer that does not fit (told), is
+ *   recovered by reading the latest and diffing it against
  *   what is held (`batch`, by `POST /diff` with `idKey`; null when that fails): `answer` is
  *   then null, as after the first read. When a window's anchor row is gone (410
  *   `cursor_gone`, told to `onError`), the window stays where it stood, by its offset, and is
@@ -363,7 +386,7 @@ export function followFeed(baseURL, feedID, options = {}) {
 
   /** The first read, or a recovery: the latest whole (or its window), diffed against what is held. */
   async function read() {
-    const page = await request(url(baseURL, feedPath, window), { token: await tokenFrom(getToken), signal });
+    const page = await request(url(baseURL, feedPath, { ...window, after: anchorText(window.after) }), { token: await tokenFrom(getToken), signal });
     const before = held.rows;
     held.version = page.version;
     held.total = page.total;
@@ -371,7 +394,7 @@ export function followFeed(baseURL, feedID, options = {}) {
     if (before !== undefined && sameJSON(before, page.data)) return;
     held.rows = page.data;
     let batch = null;
-    if (before !== undefined) {
+    if (before !== undefined && !signal.aborted) {
       try { batch = await diff(baseURL, before, page.data, { idKey }, { getToken, signal }); } catch (error) { if (signal.aborted) return; }
     }
     tell({ version: held.version, rows: held.rows, answer: null, total: held.total, offset: held.offset, batch });
@@ -379,45 +402,51 @@ export function followFeed(baseURL, feedID, options = {}) {
 
   /** One long poll from the version held. */
   async function poll() {
-    const query = { since: held.version, wait, values: values === "merge" ? "merge" : undefined, ...window };
+    const query = { since: held.version, wait, values: values === "merge" ? "merge" : undefined, ...window, after: anchorText(window.after) };
     const answer = await request(url(baseURL, feedPath + "/changes", query), { token: await tokenFrom(getToken), signal });
+    if (answer.from !== held.version) throw new BatchMisfitError(`an answer from version ${answer.from}, not ${held.version}`);
+    // From version 0 without rows, what is held is the empty collection of the answer's shape.
+    const rows = held.rows ?? (Array.isArray(answer.counts?.old) ? { sections: [] } : []);
+    const changed = held.rows === undefined || !changesNothing(answer);
+    if (!changed && !keepsCounts(rows, answer)) throw new BatchMisfitError("an empty batch whose counts are not what is held");
+    const next = changed ? applyBatch(rows, answer) : rows;
+    held.rows = next;
+    held.version = answer.to;
     if (answer.total !== undefined) held.total = answer.total.new;
     if (answer.offset !== undefined) held.offset = answer.offset;
-    // From version 0 without rows, what is held is the empty collection of the answer's shape.
-    const first = held.rows === undefined;
-    if (first) held.rows = Array.isArray(answer.counts?.old) ? { sections: [] } : [];
-    if (!first && changesNothing(answer)) {
-      held.version = answer.to;
-      return;
-    }
-    held.rows = applyBatch(held.rows, answer);
-    held.version = answer.to;
-    tell({ version: held.version, rows: held.rows, answer, total: held.total, offset: held.offset, batch: null });
+    if (changed) tell({ version: held.version, rows: next, answer, total: held.total, offset: held.offset, batch: null });
+    // Without a wait, an answer that brings nothing is followed by a pause, not at once.
+    else if (wait === 0) await pause(500, signal);
   }
 
   (async () => {
+    // Failures in a row; a read that recovers does not end a run of them, a poll that fits does.
     let failures = 0, recover = held.version === undefined;
     while (!signal.aborted) {
       try {
-        if (recover) await read();
-        else await poll();
-        recover = false;
-        failures = 0;
+        if (recover) {
+          await read();
+          recover = false;
+        } else {
+          await poll();
+          failures = 0;
+        }
       } catch (error) {
         if (signal.aborted) return;
-        if (error instanceof BatchDiffError && error.status === 410 && error.code === "cursor_gone" && window.after !== undefined) {
+        failures += 1;
+        const gone = error instanceof BatchDiffError && error.status === 410;
+        if (gone && error.code === "cursor_gone" && window.after !== undefined) {
           // The anchor row is gone: the window stays where it stood, by its offset, read again.
-          onError(error);
           window.after = undefined;
           window.offset = held.offset ?? 0;
-          recover = true;
-          continue;
         }
-        const gone = error instanceof BatchMisfitError || (error instanceof BatchDiffError && error.status === 410);
-        if (gone && !recover) { recover = true; continue; }
-        onError(error);
-        failures += 1;
-        await pause(backoff(failures), signal);
+        // A version no longer retained is no failure to tell; the rest are, a misfit too.
+        if (!(gone && error.code === "version_gone")) onError(error);
+        const recovers = gone || error instanceof BatchMisfitError;
+        const fresh = recovers && !recover && failures === 1;
+        if (recovers) recover = true;
+        // A recovery after answers that fit is at once; any other failure waits, longer each time.
+        if (!fresh) await pause(error.retryAfter ?? backoff(failures), signal);
       }
     }
   })();

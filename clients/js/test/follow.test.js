@@ -1,7 +1,7 @@
 // followFeed against a live server: random histories, windows, a 410, tokens, errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { followFeed, sameJSON } from "../batchdiff.js";
+import { followFeed, sameJSON, BatchMisfitError } from "../batchdiff.js";
 import { startServer, send, seeded, updates } from "./server.js";
 
 let server;
@@ -204,4 +204,79 @@ test("getToken is asked before every request; failures are told and retried", as
   } finally {
     follower.stop();
   }
+});
+
+/** Runs `body` with `fetch` going through `through(url, response)` for the requests `matches` picks. */
+async function withFetch(matches, through, body) {
+  const real = globalThis.fetch;
+  globalThis.fetch = async (url, init) => {
+    const response = await real(url, init);
+    return matches(String(url)) ? through(String(url), response) : response;
+  };
+  try { return await body(); } finally { globalThis.fetch = real; }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test("answers that never fit are told and retried with a growing wait, not in a loop", async () => {
+  await put("misfits", [1, 2, 3]);
+  let asked = 0;
+  const errors = [];
+  await withFetch((url) => url.includes("/feeds/misfits"), async (url, response) => {
+    asked += 1;
+    if (!url.includes("/changes")) return response;
+    const answer = await response.json();
+    answer.counts.old += 1;  // what a server holding another history would answer
+    return new Response(JSON.stringify(answer), { status: 200, headers: { "Content-Type": "application/json" } });
+  }, async () => {
+    const follower = followFeed(server.baseURL, "misfits", { getToken, wait: 1, onError: (e) => errors.push(e) });
+    await sleep(2_500);
+    follower.stop();
+  });
+  await put("misfits", [1, 2, 3, 4]);
+  assert.ok(errors.length >= 2 && errors.every((e) => e instanceof BatchMisfitError), errors.map(String).join("; "));
+  assert.ok(asked <= 14, `${asked} requests in 2.5 s`);
+});
+
+test("an answer from another version than the one held does not fit", async () => {
+  const first = await put("elsewhere", [1]);
+  const errors = [];
+  await withFetch((url) => url.includes("/feeds/elsewhere/changes"), async (url, response) => {
+    const answer = await response.json();
+    answer.from -= 1;
+    return new Response(JSON.stringify(answer), { status: 200, headers: { "Content-Type": "application/json" } });
+  }, async () => {
+    const follower = followFeed(server.baseURL, "elsewhere", { since: first.version, rows: [1], getToken, wait: 0, onError: (e) => errors.push(e) });
+    await sleep(600);
+    follower.stop();
+  });
+  assert.ok(errors.length >= 1 && errors[0] instanceof BatchMisfitError, errors.map(String).join("; "));
+});
+
+test("without a wait, answers that bring nothing are followed by a pause", async () => {
+  await put("quiet", [1]);
+  let polls = 0;
+  await withFetch((url) => url.includes("/feeds/quiet/changes"), (url, response) => { polls += 1; return response; }, async () => {
+    const follower = followFeed(server.baseURL, "quiet", { getToken, wait: 0, onError: (e) => assert.fail(e) });
+    await sleep(2_000);
+    follower.stop();
+  });
+  assert.ok(polls >= 2 && polls <= 6, `${polls} polls in 2 s`);
+});
+
+test("a Retry-After is waited out; an anchor that is not a string goes as JSON", async () => {
+  await put("rows-as-identities", [{ name: "w" }, { name: "x" }, { name: "y" }]);
+  let refused = 0, times = [];
+  const told = updates();
+  await withFetch((url) => url.includes("/feeds/rows-as-identities"), (url, response) => {
+    times.push(Date.now());
+    if (refused++ > 0) return response;
+    return new Response("{}", { status: 503, headers: { "Retry-After": "1" } });
+  }, async () => {
+    const follower = followFeed(server.baseURL, "rows-as-identities", { getToken, wait: 1, after: { name: "x" }, limit: 1, onUpdate: told.onUpdate });
+    const first = await told.next(() => true);
+    follower.stop();
+    assert.deepEqual(first.rows, [{ name: "y" }]);
+  });
+  assert.ok(times[1] - times[0] >= 900, `tried again after ${times[1] - times[0]} ms`);
 });
