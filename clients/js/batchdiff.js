@@ -37,8 +37,9 @@ function url(baseURL, path, query = {}) {
   return String(baseURL).replace(/\/+$/, "") + path + (text ? "?" + text : "");
 }
 
-/** The parsed JSON answer of a request; a BatchDiffError for anything but a 2xx. */
-async function request(target, { method = "GET", body, token, signal } = {}) {
+/** The parsed JSON answer of a request; a BatchDiffError for anything but a 2xx. `answered`
+ * is told the response first (its headers). */
+async function request(target, { method = "GET", body, token, signal, answered } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = "Bearer " + token;
@@ -61,6 +62,7 @@ async function request(target, { method = "GET", body, token, signal } = {}) {
     if (response.headers.has("Retry-After") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfter = retryAfter * 1000;
     throw error;
   }
+  answered?.(response);
   return JSON.parse(text);
 }
 
@@ -377,7 +379,9 @@ export function followFeed(baseURL, feedID, options = {}) {
   const signal = controller.signal;
   const feedPath = "/feeds/" + encodeURIComponent(feedID);
   const window = { offset, limit, after };
-  const held = { version: options.since, rows: options.rows, total: undefined, offset };
+  // `cursor`: the one the last long poll's answer named (BatchDiff-Cursor, docs/feeds.md §5.4),
+  // asked with next, so that followers of a quiet feed ask one URL a cache may answer.
+  const held = { version: options.since, rows: options.rows, total: undefined, offset, cursor: 0 };
 
   const tell = (update) => {
     if (signal.aborted) return;
@@ -402,8 +406,15 @@ export function followFeed(baseURL, feedID, options = {}) {
 
   /** One long poll from the version held. */
   async function poll() {
-    const query = { since: held.version, wait, values: values === "merge" ? "merge" : undefined, ...window, after: anchorText(window.after) };
-    const answer = await request(url(baseURL, feedPath + "/changes", query), { token: await tokenFrom(getToken), signal });
+    const query = {
+      since: held.version, wait, cursor: wait > 0 ? held.cursor : undefined, values: values === "merge" ? "merge" : undefined,
+      ...window, after: anchorText(window.after),
+    };
+    const answered = (response) => {
+      const cursor = Number(response.headers.get("BatchDiff-Cursor"));
+      if (response.headers.has("BatchDiff-Cursor") && Number.isSafeInteger(cursor) && cursor >= 0) held.cursor = cursor;
+    };
+    const answer = await request(url(baseURL, feedPath + "/changes", query), { token: await tokenFrom(getToken), signal, answered });
     if (answer.from !== held.version) throw new BatchMisfitError(`an answer from version ${answer.from}, not ${held.version}`);
     // From version 0 without rows, what is held is the empty collection of the answer's shape.
     const rows = held.rows ?? (Array.isArray(answer.counts?.old) ? { sections: [] } : []);

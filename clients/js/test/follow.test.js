@@ -280,3 +280,22 @@ test("a Retry-After is waited out; an anchor that is not a string goes as JSON",
   });
   assert.ok(times[1] - times[0] >= 900, `tried again after ${times[1] - times[0]} ms`);
 });
+
+test("long polls ask with the cursor the last answer named", async () => {
+  await put("cursored", [1]);
+  const asked = [];
+  await withFetch((url) => url.includes("/feeds/cursored/changes"), (url, response) => {
+    asked.push({ url, cursor: response.headers.get("BatchDiff-Cursor") });
+    return response;
+  }, async () => {
+    const follower = followFeed(server.baseURL, "cursored", { getToken, wait: 1, onError: (e) => assert.fail(e) });
+    await sleep(2_600);
+    follower.stop();
+  });
+  assert.ok(asked.length >= 2, JSON.stringify(asked));
+  assert.match(asked[0].url, /[?&]cursor=0(&|$)/);
+  for (let i = 1; i < asked.length; i++) {
+    assert.ok(asked[i - 1].cursor !== null, "every long poll's answer names a cursor");
+    assert.match(asked[i].url, new RegExp(`[?&]cursor=${asked[i - 1].cursor}(&|$)`));
+  }
+});
