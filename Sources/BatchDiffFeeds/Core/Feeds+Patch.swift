@@ -67,13 +67,8 @@ extension Feeds {
             let write = try FeedAnswers.write(
                 feed: id.name, version: next.version, changed: true, batch: change.batch, options: options, changedMembers: members
             )
-            var changes: [FollowersAnswer] = []
-            for values in followers {
-                let texts = values == .merge ? change.values.mergedFromPatch : change.values
-                let full = try FeedAnswers.changes(feed: id.name, from: base.version, to: next.version, batch: change.batch, values: texts)
-                changes.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
-                    feed: id.name, from: base.version, latest: next, batch: change.batch, full: full, merge: texts.merge
-                )))
+            let changes = try FollowersAnswer.answers(for: followers, feed: id.name, from: base.version, latest: next, batch: change.batch) { values in
+                values == .merge ? change.values.mergedFromPatch : change.values
             }
             return (next, (write: write, changes: changes, batch: change.batch.stored))
         }

@@ -111,22 +111,22 @@ extension Feeds {
     }
 
     /// Stores `version` as the next of feed `id` (created with `settings` when `previous`
-    /// is `nil`), keeps `answers`, its batch for clients at version `since` with each form
+    /// is `nil`), keeps the answers `kept`, its batch for clients at version `since` with each form
     /// of values, for them, then wakes the long polls on the feed with the version; `false`
     /// when the store moved on meanwhile. Room for it is made by dropping the answers kept
     /// first.
     func append(
-        _ version: NewVersion, answering answers: [FollowersAnswer], since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
+        _ version: NewVersion, answering kept: [FollowersAnswer], since: Int, to id: FeedID, settings: FeedSettings, after previous: Int?
     ) async throws(FeedError) -> Bool {
         let next = version.snapshot
-        if self.answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { self.answers.removeAll() }
+        if answers.bytes + rowOrders.bytes + store.bytesInMemory + next.byteEstimate > maxBytes { answers.removeAll() }
         guard try await store.append(version, to: id, settings: settings, after: previous) else { return false }
         series.saw(next.version)
-        self.answers.drop(id, olderThan: next.version)
-        for kept in answers {
+        answers.drop(id, olderThan: next.version)
+        for made in kept {
             metrics.answersComputed.increment()
-            let asked = AnswerCache.Asked.changes(since: since, options: AnswerOptions(values: kept.values))
-            self.answers.keep(kept.answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: asked))
+            let asked = AnswerCache.Asked.changes(since: since, options: AnswerOptions(values: made.values))
+            answers.keep(made.answer, for: AnswerCache.Question(feed: id, latest: next.version, asked: asked))
         }
         longPolls.wake(id, with: StoredSnapshot(settings: settings, snapshot: next))
         return true
@@ -164,14 +164,12 @@ extension Feeds {
             throw .invalidSnapshot("feed \(id) holds \(base.collection.shapeName); this snapshot is \(latest.collection.shapeName)")
         }
         let batch = try batch(from: base.collection, to: latest.collection)
-        var changes: [FollowersAnswer] = []
-        for values in followers {
-            let texts = values == .merge ? try FeedAnswers.values(of: batch, from: latest, mergingFrom: (base.collection, base.bytes)) : nil
-            let full = try FeedAnswers.changes(feed: id.name, from: base.version, latest: latest, batch: batch, values: texts)
-            changes.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
-                feed: id.name, from: base.version, latest: latest, batch: batch, full: full, merge: texts?.merge
-            )))
-        }
+        // The values' texts are read once (the batch placed once) for every form followers ask.
+        let texts = followers.isEmpty
+            ? nil : try FeedAnswers.values(of: batch, from: latest, mergingFrom: followers.contains(.merge) ? (base.collection, base.bytes) : nil)
+        let changes = try texts.map { texts throws(FeedError) in
+            try FollowersAnswer.answers(for: followers, feed: id.name, from: base.version, latest: latest, batch: batch) { _ in texts }
+        } ?? []
         let changed = try changedMembers(of: batch, from: (base.collection, base.bytes), to: latest, options: options)
         let write = try FeedAnswers.write(feed: id.name, version: latest.version, changed: true, batch: batch, options: options, changedMembers: changed)
         // Only over a stored version (a new feed's base is the empty collection); without
@@ -206,4 +204,22 @@ extension Feeds {
 struct FollowersAnswer: Sendable {
     let values: AnswerOptions.Values
     let answer: ComputedAnswer
+
+    /// The answers for the clients at version `from` of the write of `latest`, one for each
+    /// form of values `followers` ask, each written from the texts `texts` gives for it.
+    static func answers(
+        for followers: [AnswerOptions.Values], feed: String, from: Int, latest: Snapshot, batch: JSONBatch,
+        texts: (AnswerOptions.Values) throws(FeedError) -> ValueTexts
+    ) throws(FeedError) -> [FollowersAnswer] {
+        var answers: [FollowersAnswer] = []
+        for values in followers {
+            var written = try texts(values)
+            if values == .whole { written.merge = nil }
+            let full = try FeedAnswers.changes(feed: feed, from: from, to: latest.version, batch: batch, values: written)
+            answers.append(FollowersAnswer(values: values, answer: FeedAnswers.computed(
+                feed: feed, from: from, latest: latest, batch: batch, full: full, merge: written.merge
+            )))
+        }
+        return answers
+    }
 }
